@@ -1,0 +1,23 @@
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AuthGuard } from '../platform/auth/auth.guard.js';
+import { AppConfig } from '../platform/config/app-config.js';
+import { ConfigModule } from '../platform/config/config.module.js';
+import { ProblemFilter } from '../platform/errors/problem.filter.js';
+import { PlatformModule } from '../platform/platform.module.js';
+import { FEATURE_MODULES } from './feature-modules.js';
+
+/** The REST API role: platform, feature modules, and the global guard and filter. */
+@Module({})
+export class ApiModule {
+  static register(config: AppConfig, extraModules: Type[] = []): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [ConfigModule.forRoot(config), PlatformModule, ...FEATURE_MODULES, ...extraModules],
+      providers: [
+        { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_FILTER, useClass: ProblemFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { Command, CommanderError } from 'commander';
+import { COMMAND_GROUPS } from './commands.js';
+
+/** Lazily created application context, so `--help` and usage errors need no database. */
+export type ContextProvider = () => Promise<INestApplicationContext>;
+
+export interface CommandGroupDeps {
+  context: ContextProvider;
+  /** Each command calls this once with the one JSON object it prints. */
+  output: (value: unknown) => void;
+}
+
+export type CommandGroup = (program: Command, deps: CommandGroupDeps) => void;
+
+/** Comma-separated list flag (operations.md): `a,b` → ['a', 'b']; empty string → []. */
+export function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+export function integer(value: string): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new Error(`not an integer: ${value}`);
+  return Number(value);
+}
+
+/**
+ * Runs one CLI command and returns the JSON object it printed. Usage errors and failures
+ * throw; the entry point turns them into a stderr message and a non-zero exit.
+ */
+export async function runCommand(argv: string[], context: ContextProvider): Promise<unknown> {
+  let printed: unknown;
+  let count = 0;
+  const program = new Command('cli')
+    .description('Integrations API administration: prints one JSON object per command')
+    .exitOverride()
+    .showHelpAfterError(false)
+    .configureOutput({ writeOut: (text) => process.stderr.write(text), writeErr: () => undefined });
+  const deps: CommandGroupDeps = {
+    context,
+    output: (value) => {
+      printed = value;
+      count += 1;
+    },
+  };
+  for (const group of COMMAND_GROUPS) group(program, deps);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) throw new Error(error.message.replace(/^error: /, ''));
+    throw error;
+  }
+  if (count !== 1) throw new Error(argv.length === 0 ? 'no command given; see --help' : 'the command printed nothing');
+  return printed;
+}

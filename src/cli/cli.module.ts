@@ -1,0 +1,13 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { AppConfig } from '../platform/config/app-config.js';
+import { ConfigModule } from '../platform/config/config.module.js';
+import { PlatformModule } from '../platform/platform.module.js';
+import { FEATURE_MODULES } from '../app/feature-modules.js';
+
+/** The admin CLI's application context: the platform and the feature modules' services, no HTTP. */
+@Module({})
+export class CliModule {
+  static register(config: AppConfig): DynamicModule {
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), PlatformModule, ...FEATURE_MODULES] };
+  }
+}

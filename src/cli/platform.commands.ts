@@ -1,0 +1,92 @@
+import type { Command } from 'commander';
+import { ApiKeysService } from '../platform/auth/api-keys.service.js';
+import { isScope, type Scope } from '../platform/catalog/scopes.js';
+import { TenantsService } from '../platform/tenancy/tenants.service.js';
+import { type CommandGroupDeps, list } from './cli-program.js';
+
+function scopes(values: string[]): Scope[] {
+  const unknown = values.filter((value) => !isScope(value));
+  if (unknown.length > 0) throw new Error(`unknown scopes: ${unknown.join(',')}`);
+  if (values.length === 0) throw new Error('at least one scope is required');
+  return values as Scope[];
+}
+
+function timestamp(value: string): Date {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(Date.parse(value))) {
+    throw new Error(`not an RFC 3339 timestamp: ${value}`);
+  }
+  return new Date(value);
+}
+
+/** Companies, people and API keys (operations.md). */
+export function platformCommands(program: Command, { context, output }: CommandGroupDeps): void {
+  const tenants = async () => (await context()).get(TenantsService);
+  const keys = async () => (await context()).get(ApiKeysService);
+
+  program
+    .command('tenant:create')
+    .requiredOption('--name <name>')
+    .option('--slug <slug>')
+    .option('--currencies <codes>', 'comma-separated ISO 4217 codes', list, ['EUR'])
+    .action(async (options: { name: string; slug?: string; currencies: string[] }) => {
+      const tenant = await (await tenants()).create(options);
+      output({ id: tenant.id, slug: tenant.slug, name: tenant.name });
+    });
+
+  program
+    .command('tenant:deactivate')
+    .requiredOption('--tenant <id>')
+    .action(async (options: { tenant: string }) => {
+      const tenant = await (await tenants()).deactivate(options.tenant);
+      output({ id: tenant.id, active: false });
+    });
+
+  program
+    .command('user:create')
+    .requiredOption('--tenant <id>')
+    .requiredOption('--email <email>')
+    .option('--permissions <list>', 'comma-separated permissions', list, [])
+    .action(async (options: { tenant: string; email: string; permissions: string[] }) => {
+      const user = await (await tenants()).createUser(options.tenant, options.email, options.permissions);
+      output({ id: user.id });
+    });
+
+  program
+    .command('user:set-permissions')
+    .requiredOption('--user <id>')
+    .requiredOption('--permissions <list>', 'comma-separated permissions; empty for none', list)
+    .action(async (options: { user: string; permissions: string[] }) => {
+      const user = await (await tenants()).setPermissions(options.user, options.permissions);
+      output({ id: user.id, permissions: user.permissions });
+    });
+
+  program
+    .command('key:create')
+    .requiredOption('--tenant <id>')
+    .requiredOption('--scopes <list>', 'comma-separated scopes', list)
+    .option('--expires-at <rfc3339>', 'expiry', timestamp)
+    .option('--user <id>')
+    .option('--name <name>')
+    .action(async (options: { tenant: string; scopes: string[]; expiresAt?: Date; user?: string; name?: string }) => {
+      output(
+        await (await keys()).create({
+          tenantId: options.tenant,
+          scopes: scopes(options.scopes),
+          expiresAt: options.expiresAt,
+          userId: options.user,
+          name: options.name,
+        }),
+      );
+    });
+
+  for (const [command, state] of [
+    ['key:revoke', 'revoked'],
+    ['key:expire', 'expired'],
+    ['key:delete', 'deleted'],
+  ] as const) {
+    program
+      .command(command)
+      .requiredOption('--key <id>')
+      .action(async (options: { key: string }) => output(await (await keys()).changeState(options.key, state)));
+  }
+}

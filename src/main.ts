@@ -1,0 +1,29 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { createApiApp } from './app/create-api-app.js';
+import { ConfigError, loadConfig } from './platform/config/app-config.js';
+import { migrate } from './platform/database/database.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = new Logger('main');
+  const applied = await migrate(config.DATABASE_URL);
+  if (applied.length > 0) logger.log(`applied migrations: ${applied.join(', ')}`);
+
+  if (config.hasRole('api')) {
+    const app = await createApiApp(config);
+    await app.listen(config.PORT);
+    logger.log(`REST API listening on port ${config.PORT}`);
+  }
+  if (config.hasRole('mcp')) logger.warn('the agent-tool server (mcp role) is not part of this build yet');
+  if (config.hasRole('worker')) logger.warn('the worker role has no jobs in this build yet');
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { Scope } from '../catalog/scopes.js';
+import { DomainException } from '../errors/domain.exception.js';
+import { Tenant } from '../tenancy/tenant.entity.js';
+import type { AuthContext } from './auth-context.js';
+import { ApiKey, apiKeyState, type ApiKeyState } from './api-key.entity.js';
+import { generateApiKey, hashSecret, parseApiKey, secretMatches } from './api-key-token.js';
+
+export interface CreateApiKeyInput {
+  tenantId: string;
+  scopes: Scope[];
+  expiresAt?: Date;
+  userId?: string;
+  name?: string;
+}
+
+const DUMMY_HASH = hashSecret('not-a-key');
+
+@Injectable()
+export class ApiKeysService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async create(input: CreateApiKeyInput): Promise<{ id: string; key: string }> {
+    const { token, prefix, secretHash } = generateApiKey();
+    const key = await this.dataSource.getRepository(ApiKey).save({
+      tenantId: input.tenantId,
+      prefix,
+      secretHash,
+      scopes: [...new Set(input.scopes)],
+      expiresAt: input.expiresAt ?? null,
+      createdByUserId: input.userId ?? null,
+      name: input.name ?? null,
+    });
+    return { id: key.id, key: token };
+  }
+
+  /** Sets the key's state as the applications would: revoke, expire now, or delete. */
+  async changeState(id: string, change: Exclude<ApiKeyState, 'active'>): Promise<{ id: string; state: ApiKeyState }> {
+    const column = { revoked: 'revokedAt', expired: 'expiresAt', deleted: 'deletedAt' } as const;
+    const repository = this.dataSource.getRepository(ApiKey);
+    const result = await repository.update({ id }, { [column[change]]: () => 'clock_timestamp()' });
+    if (!result.affected) throw new Error(`API key ${id} not found`);
+    const key = await repository.findOneByOrFail({ id });
+    return { id, state: apiKeyState(key) };
+  }
+
+  async findById(id: string): Promise<ApiKey | null> {
+    return this.dataSource.getRepository(ApiKey).findOneBy({ id });
+  }
+
+  /**
+   * Resolves a bearer token to its caller. Every failure is the same 401 so a caller cannot
+   * tell a wrong secret from an unknown prefix; a key of an inactive company is a 404.
+   */
+  async authenticate(authorization: string | undefined): Promise<AuthContext> {
+    const token = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (!token) throw new DomainException('Unauthenticated', 'Send an API key as "Authorization: Bearer oh_live_…".');
+    if (token.startsWith('oht_')) {
+      throw new DomainException('Unauthenticated', 'Agent-tool tokens are accepted only by the tool server.');
+    }
+    const parsed = parseApiKey(token);
+    if (!parsed) throw new DomainException('Unauthenticated', 'The API key is malformed.');
+
+    const row = await this.dataSource
+      .createQueryBuilder(ApiKey, 'key')
+      .addSelect('key.secretHash')
+      .innerJoinAndMapOne('key.tenant', Tenant, 'tenant', 'tenant.id = key.tenantId')
+      .where('key.prefix = :prefix', { prefix: parsed.prefix })
+      .getOne();
+    const valid = secretMatches(parsed.secret, row?.secretHash ?? DUMMY_HASH) && row !== null;
+    if (!valid || apiKeyState(row) !== 'active') {
+      throw new DomainException('Unauthenticated', 'The API key is invalid, revoked, expired or deleted.');
+    }
+    const tenant = (row as ApiKey & { tenant: Tenant }).tenant;
+    if (!tenant.active) throw new DomainException('TenantNotFound', 'The company of this API key is no longer active.');
+    return { tenantId: tenant.id, tenantSlug: tenant.slug, apiKeyId: row.id, scopes: row.scopes, userId: row.createdByUserId };
+  }
+}

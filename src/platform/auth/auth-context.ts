@@ -1,0 +1,23 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+
+/** Who is calling: the API key and its company, resolved by the auth guard. */
+export interface AuthContext {
+  tenantId: string;
+  tenantSlug: string;
+  apiKeyId: string;
+  scopes: string[];
+  userId: string | null;
+}
+
+export interface ApiRequest extends Request {
+  auth?: AuthContext;
+  traceId?: string;
+}
+
+/** The authenticated caller of the current request (only on routes with `@RequireScopes`). */
+export const CurrentAuth = createParamDecorator((_: unknown, context: ExecutionContext): AuthContext => {
+  const auth = context.switchToHttp().getRequest<ApiRequest>().auth;
+  if (!auth) throw new Error('CurrentAuth used on a route without @RequireScopes');
+  return auth;
+});

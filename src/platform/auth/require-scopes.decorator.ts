@@ -1,0 +1,27 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
+import type { Scope } from '../catalog/scopes.js';
+import { ApiProblemResponses } from '../openapi/api-problem-responses.decorator.js';
+
+export const SCOPES_METADATA = 'integrations:required-scopes';
+export const PUBLIC_METADATA = 'integrations:public';
+export const API_KEY_SECURITY = 'apiKey';
+
+/**
+ * Requires an API key holding every listed scope. The global auth guard reads the metadata;
+ * the same decorator writes the OpenAPI security requirement (OpenAPI 3.1 lets non-OAuth
+ * schemes list role names) and the 401/403 problem responses.
+ */
+export function RequireScopes(...scopes: [Scope, ...Scope[]]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(SCOPES_METADATA, scopes),
+    ApiSecurity(API_KEY_SECURITY, scopes),
+    ApiExtension('x-required-scopes', scopes),
+    ApiProblemResponses(401, 403, 404, 429),
+  );
+}
+
+/** Marks a route that needs no API key (specification download, health). */
+export function Public(): MethodDecorator & ClassDecorator {
+  return applyDecorators(SetMetadata(PUBLIC_METADATA, true), ApiSecurity(API_KEY_SECURITY, []));
+}

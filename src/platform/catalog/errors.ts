@@ -1,0 +1,187 @@
+/**
+ * Every error the API can answer with: its `detail_key`, HTTP status, problem `type` slug and
+ * title (spec section 7). Domain exceptions name an entry of this catalogue; the problem filter
+ * turns it into application/problem+json. Nothing else in the code spells a detail key.
+ */
+export type ProblemType =
+  | 'validation'
+  | 'not-found'
+  | 'forbidden'
+  | 'idempotency-conflict'
+  | 'conflict'
+  | 'unauthorized'
+  | 'unsupported-version'
+  | 'version-sunset'
+  | 'rate-limited'
+  | 'quota-exceeded'
+  | 'payload-too-large'
+  | 'method-not-allowed'
+  | 'bad-request'
+  | 'internal';
+
+export interface ErrorDefinition {
+  readonly detailKey: string;
+  readonly status: number;
+  readonly type: ProblemType;
+  readonly title: string;
+  /** Default `code` member, where the spec gives one. */
+  readonly code?: string;
+}
+
+const def = (detailKey: string, status: number, type: ProblemType, title: string, code?: string): ErrorDefinition =>
+  code === undefined ? { detailKey, status, type, title } : { detailKey, status, type, title, code };
+
+/**
+ * The readable resources, each with its list `invalid_cursor` and retrieve `not_found` keys
+ * (`errors.integrations.<resource>.…`).
+ */
+export const LIST_RESOURCES = [
+  'invoices',
+  'payments',
+  'bills',
+  'purchase_orders',
+  'work_orders',
+  'vehicles',
+  'fuel_logs',
+  'employees',
+  'leave_requests',
+  'timesheets',
+  'tickets',
+  'documents',
+] as const;
+export type ListResource = (typeof LIST_RESOURCES)[number];
+
+export const Errors = {
+  // Platform: authentication, tenancy, scopes
+  Unauthenticated: def('errors.integrations.unauthenticated', 401, 'unauthorized', 'Missing or invalid API key'),
+  MissingScope: def('errors.integrations.missing_scope', 403, 'forbidden', 'The API key lacks a required scope'),
+  TenantNotFound: def('errors.common.tenant_not_found', 404, 'not-found', 'Company not found'),
+
+  // Platform: request shape
+  InvalidInput: def('errors.common.validation.invalid_input', 422, 'validation', 'Invalid input'),
+  InvalidReference: def('errors.common.validation.invalid_reference', 422, 'validation', 'Referenced record does not exist'),
+  MalformedJson: def('errors.common.validation.malformed_json', 422, 'validation', 'Request body is not valid JSON'),
+  PayloadTooLarge: def('errors.common.payload_too_large', 413, 'payload-too-large', 'Request body too large'),
+  RouteNotFound: def('errors.common.route_not_found', 404, 'not-found', 'No such route'),
+  MethodNotAllowed: def('errors.common.method_not_allowed', 405, 'method-not-allowed', 'Method not allowed'),
+  UnsupportedMediaType: def('errors.common.unsupported_media_type', 415, 'bad-request', 'Unsupported media type'),
+  Internal: def('errors.common.internal', 500, 'internal', 'Internal server error'),
+  ServiceUnavailable: def('errors.common.service_unavailable', 503, 'internal', 'Service temporarily unavailable'),
+
+  // Platform: versioning
+  UnsupportedVersion: def('errors.platform.versioning.unsupported_version', 400, 'unsupported-version', 'Unsupported API version'),
+  VersionSunset: def('errors.platform.versioning.version_sunset', 410, 'version-sunset', 'API version has been sunset'),
+
+  // Platform: rate limits
+  RateLimited: def('errors.platform.rate_limit.exceeded', 429, 'rate-limited', 'Too many requests'),
+
+  // Platform: idempotency
+  IdempotencyBodyMismatch: def(
+    'errors.idempotency.body_mismatch',
+    409,
+    'idempotency-conflict',
+    'Idempotency-Key was reused with a different request body',
+  ),
+  IdempotencyReplayUnavailable: def(
+    'errors.platform.idempotency.replay_unavailable',
+    409,
+    'idempotency-conflict',
+    'The stored response is too large to replay',
+  ),
+  IdempotencyInProgress: def(
+    'errors.platform.idempotency.in_progress',
+    409,
+    'idempotency-conflict',
+    'A request with this Idempotency-Key is still being processed',
+  ),
+  IdempotencyKeyInvalid: def(
+    'errors.platform.idempotency.invalid_key',
+    422,
+    'validation',
+    'Idempotency-Key must be 1 to 255 printable characters',
+  ),
+
+  // Pagination on the deliveries list (the readable resources have their own keys below)
+  InvalidCursor: def('errors.integrations.invalid_cursor', 422, 'validation', 'Unreadable cursor'),
+
+  // Invoices (spec section 4 and 7)
+  InvoiceInvalidBody: def('errors.integrations.invoices.invalid_body', 422, 'validation', 'Request body must be a JSON object'),
+  InvoiceRequired: def('errors.integrations.invoices.required', 422, 'validation', 'A required member is missing', 'required'),
+  InvoiceLineInvalid: def('errors.integrations.invoices.line_invalid', 422, 'validation', 'An invoice line is invalid'),
+  InvoiceValidationFailed: def('errors.integrations.invoices.validation_failed', 422, 'validation', 'Validation failed'),
+  InvoiceCreateFailed: def('errors.integrations.invoices.create_failed', 422, 'validation', 'The invoice could not be created'),
+  InvoiceNoWritableFields: def('errors.integrations.invoices.no_writable_fields', 422, 'validation', 'Nothing to change'),
+  InvoiceUpdateFailed: def('errors.integrations.invoices.update_failed', 422, 'validation', 'Only a draft invoice can be changed'),
+  InvoiceVoidFailed: def('errors.integrations.invoices.void_failed', 422, 'validation', 'The invoice could not be voided'),
+  InvalidInvoiceStatusForVoid: def(
+    'errors.finance.validation.invalid_invoice_status_for_void',
+    422,
+    'validation',
+    'Only an issued, partial or overdue invoice can be voided',
+  ),
+  CurrencyNotEnabled: def('errors.finance.validation.currency_not_enabled', 422, 'validation', 'Currency not enabled for this company'),
+
+  // Webhooks (spec sections 4, 6, 7)
+  WebhookUrlNotPubliclyRoutable: def(
+    'errors.integrations.webhooks.url_not_publicly_routable',
+    422,
+    'validation',
+    'Webhook URL must be https:// and resolve to a public address',
+    'url_not_publicly_routable',
+  ),
+  WebhookUnknownEventType: def(
+    'errors.integrations.webhooks.unknown_event_type',
+    422,
+    'validation',
+    'Unknown event type',
+    'unknown_event_type',
+  ),
+  WebhookUnknownField: def('errors.integrations.webhooks.unknown_field', 422, 'validation', 'Unknown member', 'unknown_field'),
+  WebhookValidationFailed: def('errors.integrations.webhooks.validation_failed', 422, 'validation', 'Validation failed'),
+  WebhookInvalidSince: def('errors.integrations.webhooks.invalid_since', 422, 'validation', 'since must be an RFC 3339 date-time', 'invalid_since'),
+  WebhookEndpointNotFound: def('errors.integrations.webhooks.not_found', 404, 'not-found', 'Webhook endpoint not found', 'not_found'),
+  WebhookDeliveryNotFound: def('errors.integrations.webhooks.delivery_not_found', 404, 'not-found', 'Delivery not found', 'not_found'),
+  WebhookOwnerKeyInactive: def('errors.integrations.webhooks.owner_key_inactive', 409, 'conflict', 'The owning API key is revoked or expired', 'owner_key_inactive'),
+  WebhookEndpointNotActive: def('errors.integrations.webhooks.endpoint_not_active', 409, 'conflict', 'The endpoint is not active', 'endpoint_not_active'),
+  WebhookQuotaExceeded: def('errors.integrations.webhooks.quota_exceeded', 429, 'quota-exceeded', 'Webhook endpoint quota exceeded', 'quota_exceeded'),
+  WebhookPiiNotGranted: def('errors.integrations.webhooks.pii_not_granted', 403, 'forbidden', 'Endpoint is not enabled for personal data', 'pii_not_granted'),
+
+  // The readable resources' cursor and not-found keys
+  ...resourceErrors(),
+} as const;
+
+export type ErrorName = keyof typeof Errors;
+
+type ResourceErrorName = `${PascalCase<ListResource>}${'InvalidCursor' | 'NotFound'}`;
+type PascalCase<S extends string> = S extends `${infer H}_${infer T}` ? `${Capitalize<H>}${PascalCase<T>}` : Capitalize<S>;
+
+function pascal(resource: string): string {
+  return resource
+    .split('_')
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
+}
+
+function resourceErrors(): Record<ResourceErrorName, ErrorDefinition> {
+  const entries: [string, ErrorDefinition][] = [];
+  for (const resource of LIST_RESOURCES) {
+    const label = resource.replace(/_/g, ' ');
+    entries.push([
+      `${pascal(resource)}InvalidCursor`,
+      def(`errors.integrations.${resource}.invalid_cursor`, 422, 'validation', 'Unreadable cursor'),
+    ]);
+    entries.push([
+      `${pascal(resource)}NotFound`,
+      def(`errors.integrations.${resource}.not_found`, 404, 'not-found', `${label[0].toUpperCase()}${label.slice(1, -1)} not found`, 'not_found'),
+    ]);
+  }
+  return Object.fromEntries(entries) as Record<ResourceErrorName, ErrorDefinition>;
+}
+
+/** The list cursor and not-found errors of one readable resource. */
+export function resourceErrorNames(resource: ListResource): { invalidCursor: ErrorName; notFound: ErrorName } {
+  return {
+    invalidCursor: `${pascal(resource)}InvalidCursor` as ErrorName,
+    notFound: `${pascal(resource)}NotFound` as ErrorName,
+  };
+}

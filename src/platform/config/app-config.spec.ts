@@ -1,0 +1,50 @@
+import { ConfigError, loadConfig } from './app-config.js';
+
+describe('loadConfig', () => {
+  it('uses the defaults of operations.md', () => {
+    const config = loadConfig({});
+    expect(config.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/integrations');
+    expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379');
+    expect(config.PORT).toBe(3000);
+    expect(config.MCP_PORT).toBe(3001);
+    expect(config.APP_ROLES).toEqual(['api', 'mcp', 'worker']);
+    expect(config.publicBaseUrl).toBe('http://localhost:3000');
+    expect(config.errorsBaseUrl).toBe('http://localhost:3000/errors');
+    expect(config.WEBHOOK_ALLOWED_CIDRS).toEqual([]);
+    expect(config.WEBHOOK_ALLOW_HTTP).toBe(false);
+    expect(config.WEBHOOK_RETRY_SCHEDULE_MS).toEqual([5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000]);
+    expect(config.WEBHOOK_TIMEOUT_MS).toBe(15000);
+    expect(config.LOG_LEVEL).toBe('info');
+  });
+
+  it('parses lists, numbers and booleans', () => {
+    const config = loadConfig({
+      APP_ROLES: 'api, worker',
+      PORT: '8080',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,10.0.0.0/8',
+      PUBLIC_BASE_URL: 'https://api.example.com/',
+      ERRORS_BASE_URL: 'https://errors.example.com',
+    });
+    expect(config.APP_ROLES).toEqual(['api', 'worker']);
+    expect(config.PORT).toBe(8080);
+    expect(config.WEBHOOK_ALLOW_HTTP).toBe(true);
+    expect(config.WEBHOOK_ALLOWED_CIDRS).toEqual(['127.0.0.0/8', '10.0.0.0/8']);
+    expect(config.publicBaseUrl).toBe('https://api.example.com');
+    expect(config.errorsBaseUrl).toBe('https://errors.example.com');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['APP_ROLES', 'api,cron'],
+    ['WEBHOOK_ALLOW_HTTP', 'yes'],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '1,2,3'],
+    ['WEBHOOK_ALLOWED_CIDRS', 'localhost'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['LOG_LEVEL', 'loud'],
+  ])('refuses %s=%s and names the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
+  });
+});

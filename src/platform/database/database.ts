@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { DataSource, type DataSourceOptions } from 'typeorm';
+import { loadSqlMigrations } from './migrations.js';
+import { SnakeNamingStrategy } from './snake-naming.strategy.js';
+
+/** A fixed key for the migration advisory lock, so concurrent starts migrate once. */
+const MIGRATION_LOCK_ID = 7_160_516;
+
+export function databaseName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, '')) || 'postgres';
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${encodeURIComponent(name)}`;
+  return parsed.toString();
+}
+
+/** Creates the database of `url` when it does not exist yet (operations.md). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const name = databaseName(url);
+  const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (rowCount === 0) {
+      await admin.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((error: { code?: string }) => {
+        // Another process created it between our check and our CREATE.
+        if (error.code !== '42P04' && error.code !== '23505') throw error;
+      });
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${databaseName(url).replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+export function dataSourceOptions(url: string): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    namingStrategy: new SnakeNamingStrategy(),
+    migrations: loadSqlMigrations(),
+    migrationsRun: false,
+    synchronize: false,
+    extra: { max: 10 },
+  };
+}
+
+/** Creates the database if missing and applies pending migrations, one process at a time. */
+export async function migrate(url: string): Promise<string[]> {
+  await ensureDatabase(url);
+  const dataSource = new DataSource({ ...dataSourceOptions(url), extra: { max: 1 } });
+  await dataSource.initialize();
+  try {
+    await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    try {
+      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      return applied.map((migration) => migration.name);
+    } finally {
+      await dataSource.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+    }
+  } finally {
+    await dataSource.destroy();
+  }
+}

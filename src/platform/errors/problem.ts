@@ -1,0 +1,83 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { Errors, type ErrorDefinition } from '../catalog/errors.js';
+import { DomainException, type ProblemExtras } from './domain.exception.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export interface ProblemBody extends ProblemExtras {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  detail_key: string;
+}
+
+export interface Problem {
+  body: ProblemBody;
+  headers: Record<string, string>;
+  /** The original error, kept for logging of unexpected failures only. */
+  cause?: unknown;
+}
+
+function build(definition: ErrorDefinition, errorsBaseUrl: string, detail: string, extras: ProblemExtras = {}): ProblemBody {
+  const body: ProblemBody = {
+    type: `${errorsBaseUrl}/${definition.type}`,
+    title: definition.title,
+    status: definition.status,
+    detail,
+    detail_key: definition.detailKey,
+  };
+  if (definition.code !== undefined) body.code = definition.code;
+  for (const [member, value] of Object.entries(extras)) if (value !== undefined) body[member] = value;
+  return body;
+}
+
+interface ExpressError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+}
+
+/**
+ * Maps anything thrown while serving a request to a problem. Domain exceptions carry their
+ * catalogue entry; framework and body-parser errors are mapped by status; anything else is a
+ * masked 500 whose message never reaches the client.
+ */
+export function toProblem(exception: unknown, errorsBaseUrl: string): Problem {
+  if (exception instanceof DomainException) {
+    return { body: build(exception.definition, errorsBaseUrl, exception.message, exception.extras), headers: exception.headers };
+  }
+  const parserError = exception as ExpressError;
+  if (parserError?.type === 'entity.parse.failed') {
+    return { body: build(Errors.MalformedJson, errorsBaseUrl, 'The request body could not be parsed as JSON.'), headers: {} };
+  }
+  if (parserError?.type === 'entity.too.large') {
+    return { body: build(Errors.PayloadTooLarge, errorsBaseUrl, 'The request body exceeds the size limit.'), headers: {} };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const byStatus: Partial<Record<number, ErrorDefinition>> = {
+      [HttpStatus.NOT_FOUND]: Errors.RouteNotFound,
+      [HttpStatus.METHOD_NOT_ALLOWED]: Errors.MethodNotAllowed,
+      [HttpStatus.PAYLOAD_TOO_LARGE]: Errors.PayloadTooLarge,
+      [HttpStatus.UNSUPPORTED_MEDIA_TYPE]: Errors.UnsupportedMediaType,
+      [HttpStatus.UNPROCESSABLE_ENTITY]: Errors.InvalidInput,
+      [HttpStatus.BAD_REQUEST]: Errors.InvalidInput,
+    };
+    const definition = byStatus[status];
+    if (definition) {
+      const detail = status === HttpStatus.NOT_FOUND ? 'No route matches this method and path.' : definition.title;
+      return { body: build(definition, errorsBaseUrl, detail), headers: {} };
+    }
+  }
+  const status = parserError?.status ?? parserError?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && parserError.expose) {
+    return { body: build(Errors.InvalidInput, errorsBaseUrl, 'The request could not be read.'), headers: {} };
+  }
+  return {
+    body: build(Errors.Internal, errorsBaseUrl, 'An unexpected error occurred. Quote the x-trace-id header when reporting it.'),
+    headers: {},
+    cause: exception,
+  };
+}

@@ -1,0 +1,9 @@
+import type { EventType } from '../catalog/event-types.js';
+
+/** What a webhook receiver gets: `id` equals the delivery's Idempotency-Key header. */
+export interface EventEnvelope {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: unknown;
+}

@@ -1,0 +1,44 @@
+import type { INestApplication } from '@nestjs/common';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { ApiRequest } from '../auth/auth-context.js';
+import type { AppConfig } from '../config/app-config.js';
+import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
+import { traceIdFrom } from '../tracing/trace-id.js';
+import { resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
+
+export const TRACE_HEADER = 'x-trace-id';
+export const BODY_LIMIT = '1mb';
+
+export function sendProblem(response: Response, exception: unknown, config: AppConfig): void {
+  const problem = toProblem(exception, config.errorsBaseUrl);
+  response.status(problem.body.status);
+  for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
+  response.type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem.body));
+}
+
+/**
+ * The express layer in front of Nest's router, in this order: trace id (so every answer,
+ * errors and 304s included, carries `x-trace-id`), API version, JSON body parsing. Failures
+ * here are answered as problems directly, since Nest's filters do not see them.
+ */
+export function configureHttpPipeline(app: INestApplication, config: AppConfig): void {
+  app.use((request: ApiRequest, response: Response, next: NextFunction) => {
+    request.traceId = traceIdFrom(request.headers.traceparent);
+    response.setHeader(TRACE_HEADER, request.traceId);
+    next();
+  });
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    try {
+      response.setHeader(VERSION_HEADER, resolveApiVersion(request.headers[VERSION_HEADER.toLowerCase()], config.API_SUNSET_VERSIONS));
+      next();
+    } catch (error) {
+      sendProblem(response, error, config);
+    }
+  });
+  // strict: false lets any JSON value through, so routes answer "not an object" with their own key.
+  app.use(express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
+  app.use((error: unknown, _request: Request, response: Response, next: NextFunction) => {
+    if (response.headersSent) return next(error);
+    sendProblem(response, error, config);
+  });
+}

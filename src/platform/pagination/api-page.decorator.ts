@@ -1,0 +1,36 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/swagger';
+import { ApiProblemResponses } from '../openapi/api-problem-responses.decorator.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from './page.js';
+
+/** Documents a paginated list: `limit`/`cursor` query parameters and the page envelope of `item`. */
+export function ApiPaginatedResponse(item: Type<unknown>, description: string): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(item),
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', default: DEFAULT_LIMIT, minimum: 1, maximum: MAX_LIMIT },
+      description: `Page size, ${1}-${MAX_LIMIT} (default ${DEFAULT_LIMIT}); below 1 counts as 1, above ${MAX_LIMIT} as ${MAX_LIMIT}.`,
+    }),
+    ApiQuery({
+      name: 'cursor',
+      required: false,
+      schema: { type: 'string' },
+      description: 'The `next_cursor` of the previous page, passed back unchanged.',
+    }),
+    ApiOkResponse({
+      description,
+      schema: {
+        type: 'object',
+        required: ['data', 'next_cursor', 'has_more'],
+        properties: {
+          data: { type: 'array', items: { $ref: getSchemaPath(item) } },
+          next_cursor: { type: ['string', 'null'], description: 'Opaque; null on the last page.' },
+          has_more: { type: 'boolean' },
+        },
+      },
+    }),
+    ApiProblemResponses(422),
+  );
+}

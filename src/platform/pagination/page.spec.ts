@@ -1,0 +1,32 @@
+import { DomainException } from '../errors/domain.exception.js';
+import { parsePageRequest } from './page.js';
+
+describe('parsePageRequest', () => {
+  it.each([
+    [undefined, 50],
+    ['1', 1],
+    ['50', 50],
+    ['100', 100],
+    ['0', 1],
+    ['-5', 1],
+    ['101', 100],
+    ['100000', 100],
+  ])('limit %p → %p', (limit, expected) => {
+    expect(parsePageRequest(limit === undefined ? {} : { limit }).limit).toBe(expected);
+  });
+
+  it.each(['abc', '1.5', '', '1e3', ['1', '2']])('refuses limit %p with invalid_input', (limit) => {
+    expect(() => parsePageRequest({ limit } as never)).toThrow(DomainException);
+    try {
+      parsePageRequest({ limit } as never);
+    } catch (error) {
+      expect((error as DomainException).definition.detailKey).toBe('errors.common.validation.invalid_input');
+      expect((error as DomainException).extras.field).toBe('limit');
+    }
+  });
+
+  it('passes the cursor through and treats an empty cursor as the first page', () => {
+    expect(parsePageRequest({ cursor: 'abc' }).cursor).toBe('abc');
+    expect(parsePageRequest({ cursor: '' }).cursor).toBeUndefined();
+  });
+});

@@ -1,0 +1,39 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { DomainException } from '../errors/domain.exception.js';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 100;
+
+export interface PageRequest {
+  limit: number;
+  cursor?: string;
+}
+
+/** The page envelope of every list except webhook endpoints (spec section 2). */
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+/**
+ * `limit` is an integer; below 1 counts as 1 and above 100 as 100 (spec section 4). Anything
+ * that is not an integer, or a repeated parameter, is a 422.
+ */
+export function parsePageRequest(query: Request['query']): PageRequest {
+  const { limit, cursor } = query;
+  if (limit !== undefined && (typeof limit !== 'string' || !/^\s*[-+]?\d{1,15}\s*$/.test(limit))) {
+    throw new DomainException('InvalidInput', 'limit must be an integer.', { field: 'limit', code: 'invalid_format' });
+  }
+  if (cursor !== undefined && typeof cursor !== 'string') {
+    throw new DomainException('InvalidInput', 'cursor must be given once.', { field: 'cursor', code: 'invalid_format' });
+  }
+  const requested = limit === undefined ? DEFAULT_LIMIT : Number(limit);
+  return { limit: Math.min(MAX_LIMIT, Math.max(1, requested)), cursor: cursor === '' ? undefined : cursor };
+}
+
+/** `limit` and `cursor` of the current list request, validated and clamped. */
+export const PageParams = createParamDecorator((_: unknown, context: ExecutionContext): PageRequest =>
+  parsePageRequest(context.switchToHttp().getRequest<Request>().query),
+);

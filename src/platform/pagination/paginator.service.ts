@@ -1,0 +1,80 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import { DataSource, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
+import type { ErrorName } from '../catalog/errors.js';
+import { AppConfig } from '../config/app-config.js';
+import { DomainException } from '../errors/domain.exception.js';
+import { CursorCodec } from './cursor-codec.js';
+import type { Page, PageRequest } from './page.js';
+
+export interface PaginateOptions<T, R> {
+  /** Names the list inside the cursor, so one list's cursor is refused by another. */
+  list: string;
+  /** The 422 answered for an unreadable cursor. */
+  invalidCursor: ErrorName;
+  /** Maps a row to its API representation. */
+  map: (row: T) => R;
+}
+
+/**
+ * Keyset pagination, newest first: `ORDER BY created_at DESC, id DESC`, the cursor holding the
+ * last row's created_at to the microsecond and its id. A position, not an offset, so rows
+ * inserted meanwhile never shift or repeat a page. Query builders must select from one table
+ * (no one-to-many joins) with `created_at` and `id` columns, indexed on
+ * `(tenant_id, created_at DESC, id DESC)`.
+ */
+@Injectable()
+export class Paginator implements OnModuleInit {
+  private codec: CursorCodec;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.codec = new CursorCodec(this.config.CURSOR_SECRET ?? (await this.sharedSecret()));
+  }
+
+  async paginate<T extends ObjectLiteral & { id: string }, R>(
+    query: SelectQueryBuilder<T>,
+    page: PageRequest,
+    options: PaginateOptions<T, R>,
+  ): Promise<Page<R>> {
+    const alias = query.alias;
+    query
+      .addSelect(`to_char(${alias}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`, 'page_cursor_ts')
+      .orderBy(`${alias}.created_at`, 'DESC')
+      .addOrderBy(`${alias}.id`, 'DESC')
+      .limit(page.limit + 1);
+    if (page.cursor !== undefined) {
+      const position = this.codec.decode(options.list, page.cursor);
+      if (!position) throw new DomainException(options.invalidCursor, 'The cursor is not one this list issued.', { field: 'cursor' });
+      query.andWhere(`(${alias}.created_at, ${alias}.id) < (CAST(:pageCursorTs AS timestamp) AT TIME ZONE 'UTC', CAST(:pageCursorId AS uuid))`, {
+        pageCursorTs: position.createdAt,
+        pageCursorId: position.id,
+      });
+    }
+    const { entities, raw } = await query.getRawAndEntities();
+    const hasMore = entities.length > page.limit;
+    const rows = entities.slice(0, page.limit);
+    const last = rows.at(-1);
+    let nextCursor: string | null = null;
+    if (hasMore && last) {
+      const lastRaw = (raw as Record<string, string>[]).find((row) => row[`${alias}_id`] === last.id)!;
+      nextCursor = this.codec.encode(options.list, { createdAt: lastRaw.page_cursor_ts, id: last.id });
+    }
+    return { data: rows.map(options.map), next_cursor: nextCursor, has_more: hasMore };
+  }
+
+  /** One random signing key per database, created by whichever process asks first. */
+  private async sharedSecret(): Promise<string> {
+    await this.dataSource.query(
+      `INSERT INTO platform_settings (name, value) VALUES ('cursor_secret', $1) ON CONFLICT (name) DO NOTHING`,
+      [randomBytes(32).toString('base64url')],
+    );
+    const [{ value }] = await this.dataSource.query(`SELECT value FROM platform_settings WHERE name = 'cursor_secret'`);
+    return value as string;
+  }
+}

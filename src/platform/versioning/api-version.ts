@@ -1,0 +1,28 @@
+import { DomainException } from '../errors/domain.exception.js';
+
+/** The current API version (spec section 9). */
+export const CURRENT_API_VERSION = '2026-05-16';
+
+/** Every version this build serves. A request without `OH-Version` is served the current one. */
+export const SUPPORTED_API_VERSIONS: readonly string[] = [CURRENT_API_VERSION];
+
+export const VERSION_HEADER = 'OH-Version';
+
+/**
+ * The version a request is served: absent → current; sunset → 410; anything else not
+ * supported → 400.
+ */
+export function resolveApiVersion(requested: string | string[] | undefined, sunset: readonly string[]): string {
+  if (requested === undefined) return CURRENT_API_VERSION;
+  const value = Array.isArray(requested) ? requested.join(',') : requested.trim();
+  if (sunset.includes(value)) {
+    throw new DomainException('VersionSunset', `API version ${value} has been sunset; use ${CURRENT_API_VERSION}.`, { field: VERSION_HEADER });
+  }
+  if (!SUPPORTED_API_VERSIONS.includes(value)) {
+    throw new DomainException('UnsupportedVersion', `API version ${JSON.stringify(value).slice(0, 40)} is not supported; use ${CURRENT_API_VERSION}.`, {
+      field: VERSION_HEADER,
+      supported_versions: [...SUPPORTED_API_VERSIONS],
+    });
+  }
+  return value;
+}
