@@ -1,0 +1,22 @@
+import type { Faker } from '@faker-js/faker';
+import type { EntityManager } from 'typeorm';
+
+/** What `seed:demo` hands each module's seeder. */
+export interface DemoSeedContext {
+  tenantId: string;
+  /** How many records of every readable resource to create (`--records`, default 25). */
+  records: number;
+  /** Seeded faker, so a demo company is the same every time. */
+  faker: Faker;
+  /** The transaction the whole company is seeded in. */
+  manager: EntityManager;
+}
+
+/**
+ * A module's demo data for `seed:demo`. Each feature module provides one (an injectable
+ * exported by the module) and lists it in `src/cli/demo-seeders.ts`.
+ */
+export interface DemoSeeder {
+  /** Returns ids other parts of the seed output need (e.g. `customer_ids`), or nothing. */
+  seed(context: DemoSeedContext): Promise<Record<string, string[]> | void>;
+}
