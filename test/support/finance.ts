@@ -41,3 +41,23 @@ export async function createFinanceFixture(app: INestApplicationContext, tenantI
 export async function outboxEvents(app: INestApplicationContext, tenantId: string): Promise<{ type: string; envelope: Record<string, unknown> }[]> {
   return app.get(DataSource).query(`SELECT type, envelope FROM events WHERE tenant_id = $1 ORDER BY created_at, id`, [tenantId]);
 }
+
+/** Rows of a finance table that belong to one company. */
+export async function countRows(app: INestApplicationContext, table: string, tenantId: string): Promise<number> {
+  const [{ count }] = await app.get(DataSource).query(`SELECT count(*)::int AS count FROM ${table} WHERE tenant_id = $1`, [tenantId]);
+  return count as number;
+}
+
+interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** A problem+json answer with this status and detail_key. */
+export function expectProblem(res: HttpAnswer, status: number, detailKey: string): Record<string, unknown> {
+  expect({ status: res.status, detail_key: res.body.detail_key }).toEqual({ status, detail_key: detailKey });
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body.status).toBe(status);
+  return res.body;
+}
