@@ -27,13 +27,28 @@ const DAY_US = 24 * 3600 * 1_000_000;
 
 /**
  * Timestamps in microseconds since the epoch, oldest first, spread over the year before `end`
- * minus 45 days (room for the later events of a record: issue, payment, overdue, void). Every
- * fifth repeats its predecessor to the microsecond, so lists have ties broken by id.
+ * minus 45 days (room for the later events of a record: issue, payment, overdue, void).
  */
 function timeline(faker: Faker, count: number, end: number): number[] {
-  const times = Array.from({ length: count }, () => end - faker.number.int({ min: 45 * DAY_US, max: YEAR_US })).sort((a, b) => a - b);
-  for (let i = 4; i < count; i += 5) times[i] = times[i - 1];
-  return times;
+  return withTies(Array.from({ length: count }, () => end - faker.number.int({ min: 45 * DAY_US, max: YEAR_US })).sort((a, b) => a - b));
+}
+
+/**
+ * Makes every fourth timestamp of an ascending list equal to the next one, to the microsecond,
+ * so lists have ties broken by id. Moving a time later keeps it after whatever it follows.
+ */
+function withTies(ascending: number[]): number[] {
+  for (let i = 1; i < ascending.length; i += 4) ascending[i - 1] = ascending[i];
+  return ascending;
+}
+
+interface PaymentSeed {
+  invoiceId?: string | null;
+  billId?: string;
+  amountMinor: number;
+  status: Payment['status'];
+  failureReason?: string | null;
+  time: number;
 }
 
 /** A timestamptz to the microsecond, as SQL: Date objects would cut it to the millisecond. */
@@ -65,12 +80,12 @@ export class FinanceDemoSeeder implements DemoSeeder {
     const currency = tenant.currencies[0];
     const ids = await this.referenceData(manager, faker, tenantId, records, now);
 
-    let paymentBudget = records;
     const invoices = await this.invoices(manager, faker, tenantId, currency, ids, records, now);
-    paymentBudget -= invoices.payments;
     const orders = await this.purchaseOrders(manager, faker, tenantId, currency, records, now);
-    paymentBudget -= await this.bills(manager, faker, tenantId, currency, orders, records, now, paymentBudget);
-    await this.otherPayments(manager, faker, tenantId, currency, invoices.unpaid, paymentBudget, now);
+    const billPayments = await this.bills(manager, faker, tenantId, currency, orders, records, now, records - invoices.payments.length);
+    const payments = [...invoices.payments, ...billPayments];
+    payments.push(...this.otherPayments(faker, invoices.unpaid, records - payments.length, now));
+    await this.insertPayments(manager, tenantId, currency, payments);
     return { customer_ids: ids.customers };
   }
 
@@ -94,7 +109,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
   }
 
   private async invoices(manager: EntityManager, faker: Faker, tenantId: string, currency: string, ids: Ids, records: number, now: number) {
-    let payments = 0;
+    const payments: PaymentSeed[] = [];
     const unpaid: string[] = [];
     for (const [index, created] of timeline(faker, records, now).entries()) {
       const status = INVOICE_STATES[index % INVOICE_STATES.length];
@@ -154,10 +169,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
           createdAt: at(created),
         })),
       );
-      if (paidMinor > 0) {
-        await this.payment(manager, { tenantId, invoiceId, currency, amountMinor: paidMinor, status: 'received', time: issued + 2 * DAY_US });
-        payments += 1;
-      }
+      if (paidMinor > 0) payments.push({ invoiceId, amountMinor: paidMinor, status: 'received', time: issued + 2 * DAY_US });
       if (status === 'issued' || status === 'overdue') unpaid.push(invoiceId);
       if (status === 'void') {
         await manager.getRepository(CreditNote).insert({
@@ -211,7 +223,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
     return orders;
   }
 
-  /** Bills, some against the purchase orders; returns how many payments it created (≤ budget). */
+  /** Bills, some against the purchase orders; returns their payments, at most `budget`. */
   private async bills(
     manager: EntityManager,
     faker: Faker,
@@ -221,13 +233,13 @@ export class FinanceDemoSeeder implements DemoSeeder {
     records: number,
     now: number,
     budget: number,
-  ): Promise<number> {
-    let payments = 0;
+  ): Promise<PaymentSeed[]> {
+    const payments: PaymentSeed[] = [];
     for (const [index, created] of timeline(faker, records, now).entries()) {
       const order = index % 2 === 0 ? orders[index % orders.length] : undefined;
       let status: (typeof BILL_STATES)[number] = BILL_STATES[index % BILL_STATES.length];
       // A bill shown as (partly) paid needs its payment; without room for one it stays open.
-      if ((status === 'paid' || status === 'partial') && payments >= budget) status = 'open';
+      if ((status === 'paid' || status === 'partial') && payments.length >= budget) status = 'open';
       const subtotalMinor = faker.number.int({ min: 5_000, max: 2_000_000 });
       const taxMinor = Math.round(subtotalMinor * 0.19);
       const totalMinor = subtotalMinor + taxMinor;
@@ -250,55 +262,44 @@ export class FinanceDemoSeeder implements DemoSeeder {
         createdAt: at(created),
         updatedAt: at(created),
       });
-      if (paidMinor > 0) {
-        await this.payment(manager, { tenantId, billId: identifiers[0].id as string, currency, amountMinor: paidMinor, status: 'received', time: created + 5 * DAY_US });
-        payments += 1;
-      }
+      if (paidMinor > 0) payments.push({ billId: identifiers[0].id as string, amountMinor: paidMinor, status: 'received', time: created + 5 * DAY_US });
     }
     return payments;
   }
 
   /** Fills the payments up to `count`: refunded and failed payments against unpaid invoices. */
-  private async otherPayments(manager: EntityManager, faker: Faker, tenantId: string, currency: string, unpaid: string[], count: number, now: number) {
-    for (const [index, time] of timeline(faker, count, now).entries()) {
-      await this.payment(manager, {
-        tenantId,
-        invoiceId: unpaid.length > 0 ? unpaid[index % unpaid.length] : null,
-        currency,
-        amountMinor: faker.number.int({ min: 1_000, max: 100_000 }),
-        status: index % 2 === 0 ? 'refunded' : 'failed',
-        failureReason: index % 2 === 0 ? null : faker.helpers.arrayElement(FAILURE_REASONS),
-        time,
-      });
-    }
+  private otherPayments(faker: Faker, unpaid: string[], count: number, now: number): PaymentSeed[] {
+    return timeline(faker, count, now).map((time, index) => ({
+      invoiceId: unpaid.length > 0 ? unpaid[index % unpaid.length] : null,
+      amountMinor: faker.number.int({ min: 1_000, max: 100_000 }),
+      status: index % 2 === 0 ? 'refunded' : 'failed',
+      failureReason: index % 2 === 0 ? null : faker.helpers.arrayElement(FAILURE_REASONS),
+      time,
+    }));
   }
 
-  private async payment(
-    manager: EntityManager,
-    payment: {
-      tenantId: string;
-      invoiceId?: string | null;
-      billId?: string;
-      currency: string;
-      amountMinor: number;
-      status: Payment['status'];
-      failureReason?: string | null;
-      time: number;
-    },
-  ): Promise<void> {
-    await manager.getRepository(Payment).insert({
-      tenantId: payment.tenantId,
-      invoiceId: payment.invoiceId ?? null,
-      billId: payment.billId ?? null,
-      amountMinor: payment.amountMinor,
-      currency: payment.currency,
-      direction: payment.billId ? 'out' : 'in',
-      status: payment.status,
-      receivedAt: at(payment.time),
-      refundedAt: payment.status === 'refunded' ? at(payment.time + DAY_US) : null,
-      failureReason: payment.failureReason ?? null,
-      createdAt: at(payment.time),
-      updatedAt: at(payment.status === 'refunded' ? payment.time + DAY_US : payment.time),
-    });
+  private async insertPayments(manager: EntityManager, tenantId: string, currency: string, payments: PaymentSeed[]): Promise<void> {
+    if (payments.length === 0) return;
+    const ordered = [...payments].sort((a, b) => a.time - b.time);
+    const times = withTies(ordered.map((payment) => payment.time));
+    await manager.getRepository(Payment).insert(
+      ordered.map((payment, index) => {
+        const time = times[index];
+        return {
+          tenantId,
+          invoiceId: payment.invoiceId ?? null,
+          billId: payment.billId ?? null,
+          amountMinor: payment.amountMinor,
+          currency,
+          direction: payment.billId ? ('out' as const) : ('in' as const),
+          status: payment.status,
+          receivedAt: at(time),
+          refundedAt: payment.status === 'refunded' ? at(time + DAY_US) : null,
+          failureReason: payment.failureReason ?? null,
+          createdAt: at(time),
+          updatedAt: at(payment.status === 'refunded' ? time + DAY_US : time),
+        };
+      }),
+    );
   }
 }
