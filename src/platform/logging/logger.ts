@@ -32,14 +32,16 @@ export function createLogger(config: Pick<AppConfig, 'LOG_LEVEL'>, destination?:
 }
 
 /**
- * pino-http options over `logger`: one line per request, carrying the request's trace id (set
- * by the trace middleware from `traceparent` or freshly) as `trace_id`, at `error` for 5xx.
+ * pino-http options over `logger`: one line per request at `error` for 5xx, `info` otherwise.
+ * The request's trace id (set by the trace middleware from `traceparent`, or fresh) is the
+ * request id, bound as `trace_id` to that line and to everything logged while serving it.
  */
 export function httpLoggerOptions(logger: Logger): Options<IncomingMessage, ServerResponse> {
   return {
     logger,
     genReqId: (request) => (request as ApiRequest).traceId ?? traceIdFrom(request.headers.traceparent),
     customAttributeKeys: { reqId: 'trace_id' },
+    quietReqLogger: true,
     customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : 'info'),
   };
 }
