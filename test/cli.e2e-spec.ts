@@ -49,39 +49,45 @@ async function fails(args: string[], message: RegExp): Promise<void> {
   expect(result.stderr).toMatch(message);
 }
 
+/**
+ * Each command is a fresh Node process that loads the application (seconds each on a busy
+ * machine), so independent commands run side by side.
+ */
 describe('admin CLI (e2e, dist/cli.js)', () => {
   let api: TestApi;
   let db: DataSource;
+  let acme: Record<string, unknown>;
+  let beta: Record<string, unknown>;
+  let slug: string;
 
   beforeAll(async () => {
     api = await startApi({ modules: [TestResourcesModule] });
     db = api.app.get(DataSource);
-  });
+    slug = `cli-${Date.now().toString(36)}`;
+    [acme, beta] = await Promise.all([
+      ok('tenant:create', '--name', 'Acme Logistics GmbH'),
+      ok('tenant:create', '--name', 'Beta', '--slug', slug, '--currencies', 'EUR,USD'),
+    ]);
+  }, TIMEOUT_MS);
   afterAll(() => api.close());
 
-  it('creates and deactivates a company', async () => {
-    const created = await ok('tenant:create', '--name', 'Acme Logistics GmbH');
-    expect(Object.keys(created).sort()).toEqual(['id', 'name', 'slug']);
-    expect(created).toMatchObject({ id: expect.stringMatching(UUID), name: 'Acme Logistics GmbH', slug: expect.stringMatching(/^acme-logistics-gmbh-/) });
-    const [row] = await db.query('SELECT currencies, active FROM tenants WHERE id = $1', [created.id]);
-    expect(row).toEqual({ currencies: ['EUR'], active: true });
-
-    const slug = `cli-${Date.now().toString(36)}`;
-    const named = await ok('tenant:create', '--name', 'Beta', '--slug', slug, '--currencies', 'EUR,USD');
-    expect(named).toEqual({ id: expect.stringMatching(UUID), slug, name: 'Beta' });
-    expect((await db.query('SELECT currencies FROM tenants WHERE id = $1', [named.id]))[0].currencies).toEqual(['EUR', 'USD']);
-
-    expect(await ok('tenant:deactivate', '--tenant', String(created.id))).toEqual({ id: created.id, active: false });
-    expect((await db.query('SELECT active FROM tenants WHERE id = $1', [created.id]))[0].active).toBe(false);
-  }, TIMEOUT_MS);
+  it('creates companies: {id, slug, name}', async () => {
+    expect(Object.keys(acme).sort()).toEqual(['id', 'name', 'slug']);
+    expect(acme).toMatchObject({ id: expect.stringMatching(UUID), name: 'Acme Logistics GmbH', slug: expect.stringMatching(/^acme-logistics-gmbh-/) });
+    expect(beta).toEqual({ id: expect.stringMatching(UUID), slug, name: 'Beta' });
+    const rows = await db.query('SELECT id, currencies, active FROM tenants WHERE id = ANY($1) ORDER BY name', [[acme.id, beta.id]]);
+    expect(rows).toEqual([
+      { id: acme.id, currencies: ['EUR'], active: true },
+      { id: beta.id, currencies: ['EUR', 'USD'], active: true },
+    ]);
+  });
 
   it('creates users and sets their permissions, an empty list meaning none', async () => {
-    const tenant = await ok('tenant:create', '--name', 'People Co');
-    const user = await ok('user:create', '--tenant', String(tenant.id), '--email', 'ops@people.example', '--permissions', 'fin.invoices:read,hr.employees:read');
+    const user = await ok('user:create', '--tenant', String(acme.id), '--email', 'ops@acme.example', '--permissions', 'fin.invoices:read,hr.employees:read');
     expect(user).toEqual({ id: expect.stringMatching(UUID) });
     expect((await db.query('SELECT permissions, tenant_id FROM users WHERE id = $1', [user.id]))[0]).toEqual({
       permissions: ['fin.invoices:read', 'hr.employees:read'],
-      tenant_id: tenant.id,
+      tenant_id: acme.id,
     });
 
     expect(await ok('user:set-permissions', '--user', String(user.id), '--permissions', 'fm.vehicles:read')).toEqual({ id: user.id, permissions: ['fm.vehicles:read'] });
@@ -90,64 +96,80 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
   }, TIMEOUT_MS);
 
   it('creates keys that work against the API until revoked, expired or deleted', async () => {
-    const tenant = await ok('tenant:create', '--name', 'Keys Co');
-    const user = await ok('user:create', '--tenant', String(tenant.id), '--email', 'keys@keys.example');
-    const created = await ok(
-      'key:create',
-      '--tenant',
-      String(tenant.id),
-      '--scopes',
-      'int:fin.invoices:read,int:webhooks:manage',
-      '--expires-at',
-      '2031-02-03T04:05:06Z',
-      '--user',
-      String(user.id),
-      '--name',
-      'CI key',
-    );
-    expect(Object.keys(created).sort()).toEqual(['id', 'key']);
-    expect(created.id).toMatch(UUID);
-    expect(created.key).toMatch(/^oh_live_[a-z0-9]{12}_[A-Za-z0-9]{43}$/);
-    const [row] = await db.query('SELECT scopes, expires_at, created_by_user_id, name FROM api_keys WHERE id = $1', [created.id]);
-    expect(row).toEqual({
+    const user = (await db.query(`INSERT INTO users (tenant_id, email) VALUES ($1, 'keys@beta.example') RETURNING id`, [beta.id]))[0];
+    const [full, toExpire, toDelete] = await Promise.all([
+      ok(
+        'key:create',
+        '--tenant',
+        String(beta.id),
+        '--scopes',
+        'int:fin.invoices:read,int:webhooks:manage',
+        '--expires-at',
+        '2031-02-03T04:05:06Z',
+        '--user',
+        String(user.id),
+        '--name',
+        'CI key',
+      ),
+      ok('key:create', '--tenant', String(beta.id), '--scopes', 'int:fin.invoices:read'),
+      ok('key:create', '--tenant', String(beta.id), '--scopes', 'int:fin.invoices:write'),
+    ]);
+    for (const key of [full, toExpire, toDelete]) {
+      expect(Object.keys(key).sort()).toEqual(['id', 'key']);
+      expect(key.id).toMatch(UUID);
+      expect(key.key).toMatch(/^oh_live_[a-z0-9]{12}_[A-Za-z0-9]{43}$/);
+    }
+    expect((await db.query('SELECT scopes, expires_at, created_by_user_id, name FROM api_keys WHERE id = $1', [full.id]))[0]).toEqual({
       scopes: ['int:fin.invoices:read', 'int:webhooks:manage'],
       expires_at: new Date('2031-02-03T04:05:06Z'),
       created_by_user_id: user.id,
       name: 'CI key',
     });
+    expect((await db.query('SELECT expires_at, created_by_user_id, name FROM api_keys WHERE id = $1', [toExpire.id]))[0]).toEqual({
+      expires_at: null,
+      created_by_user_id: null,
+      name: null,
+    });
 
-    const auth = `Bearer ${String(created.key)}`;
-    expect((await api.http.get('/v1/test_events').set('Authorization', auth)).status).toBe(200);
-    expect(await ok('key:revoke', '--key', String(created.id))).toEqual({ id: created.id, state: 'revoked' });
-    const refused = await api.http.get('/v1/test_events').set('Authorization', auth);
-    expect(refused.status).toBe(401);
-    expect(refused.body.detail_key).toBe('errors.integrations.unauthenticated');
-
-    for (const [command, state] of [
-      ['key:expire', 'expired'],
-      ['key:delete', 'deleted'],
-    ] as const) {
-      const key = await ok('key:create', '--tenant', String(tenant.id), '--scopes', 'int:fin.invoices:read');
-      expect((await api.http.get('/v1/test_events').set('Authorization', `Bearer ${String(key.key)}`)).status).toBe(200);
-      expect(await ok(command, '--key', String(key.id))).toEqual({ id: key.id, state });
-      expect((await api.http.get('/v1/test_events').set('Authorization', `Bearer ${String(key.key)}`)).status).toBe(401);
+    const list = (key: Record<string, unknown>) => api.http.get('/v1/test_events').set('Authorization', `Bearer ${String(key.key)}`);
+    for (const key of [full, toExpire, toDelete]) expect((await list(key)).status).toBe(200);
+    const states = await Promise.all([
+      ok('key:revoke', '--key', String(full.id)),
+      ok('key:expire', '--key', String(toExpire.id)),
+      ok('key:delete', '--key', String(toDelete.id)),
+    ]);
+    expect(states).toEqual([
+      { id: full.id, state: 'revoked' },
+      { id: toExpire.id, state: 'expired' },
+      { id: toDelete.id, state: 'deleted' },
+    ]);
+    for (const key of [full, toExpire, toDelete]) {
+      const refused = await list(key);
+      expect(refused.status).toBe(401);
+      expect(refused.body.detail_key).toBe('errors.integrations.unauthenticated');
     }
   }, TIMEOUT_MS);
 
+  it('deactivates a company: {id, active:false}', async () => {
+    const other = (await db.query(`INSERT INTO tenants (slug, name) VALUES ($1, 'Gamma') RETURNING id`, [`gamma-${slug}`]))[0];
+    expect(await ok('tenant:deactivate', '--tenant', String(other.id))).toEqual({ id: other.id, active: false });
+    expect((await db.query('SELECT active FROM tenants WHERE id = $1', [other.id]))[0].active).toBe(false);
+  }, TIMEOUT_MS);
+
   it('fails with a message on stderr, nothing on stdout and a non-zero exit', async () => {
-    const tenant = await ok('tenant:create', '--name', 'Failures Co');
-    const id = String(tenant.id);
+    const id = String(acme.id);
+    const missing = '00000000-0000-4000-8000-000000000000';
     await Promise.all([
       fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read,int:nope'], /unknown scopes: int:nope/),
       fails(['key:create', '--tenant', id], /--scopes/),
       fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--expires-at', 'tomorrow'], /RFC 3339/),
       fails(['tenant:explode', '--tenant', id], /unknown command/),
-      fails([], /no command/),
     ]);
     await Promise.all([
+      fails([], /no command/),
       fails(['user:create', '--tenant', id, '--email', 'x@example.test', '--permissions', 'fin.invoices:delete'], /Unknown permissions/),
-      fails(['tenant:deactivate', '--tenant', '00000000-0000-4000-8000-000000000000'], /not found/),
-      fails(['key:revoke', '--key', '00000000-0000-4000-8000-000000000000'], /not found/),
+      fails(['tenant:deactivate', '--tenant', missing], /not found/),
+      fails(['key:revoke', '--key', missing], /not found/),
     ]);
     expect((await db.query('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1', [id]))[0].n).toBe(0);
   }, TIMEOUT_MS);
