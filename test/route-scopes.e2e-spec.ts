@@ -46,7 +46,7 @@ function declaredRoutes(api: TestApi): DeclaredRoute[] {
 
 /** What the express router actually serves, minus routes for every method (Nest's middleware). */
 function mountedRoutes(api: TestApi): { method: string; path: string }[] {
-  const stack = (api.app.getHttpAdapter().getInstance<Application>().router as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] }).stack;
+  const stack = ((api.app.getHttpAdapter().getInstance() as Application).router as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] }).stack;
   return stack.flatMap(({ route }) => {
     if (!route) return [];
     const methods = Object.keys(route.methods).filter((method) => route.methods[method]);
