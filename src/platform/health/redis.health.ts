@@ -14,11 +14,11 @@ export class RedisHealthIndicator implements OnModuleDestroy {
     @Inject(AppConfig) config: AppConfig,
     @Inject(HealthIndicatorService) private readonly indicators: HealthIndicatorService,
   ) {
+    // Connects on the first probe; a PING sent while disconnected fails instead of waiting.
     this.client = new Redis(config.REDIS_URL, {
       lazyConnect: true,
       connectTimeout: PING_TIMEOUT_MS,
       maxRetriesPerRequest: 0,
-      enableOfflineQueue: true,
       retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     });
     // Connection errors are what the probe reports; without a listener ioredis prints each one.
@@ -32,7 +32,6 @@ export class RedisHealthIndicator implements OnModuleDestroy {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS);
       });
-      if (this.client.status === 'wait') this.client.connect().catch(() => undefined);
       await Promise.race([this.client.ping(), timeout]);
       return indicator.up();
     } catch (error) {
