@@ -46,7 +46,21 @@ describe('OpenAPI document (e2e)', () => {
     });
 
     it('includes every mounted controller (test routes too) but not the health probes', () => {
-      expect(Object.keys(document.paths).sort()).toEqual(['/v1/openapi.json', '/v1/test_events', '/v1/test_events/{id}', '/v1/test_failure']);
+      expect(Object.keys(document.paths).sort()).toEqual([
+        '/v1/bills',
+        '/v1/bills/{id}',
+        '/v1/invoices',
+        '/v1/invoices/{id}',
+        '/v1/invoices/{id}/void',
+        '/v1/openapi.json',
+        '/v1/payments',
+        '/v1/payments/{id}',
+        '/v1/purchase_orders',
+        '/v1/purchase_orders/{id}',
+        '/v1/test_events',
+        '/v1/test_events/{id}',
+        '/v1/test_failure',
+      ]);
     });
 
     it('lists the scopes of protected operations and no security for public ones', () => {
