@@ -8,7 +8,7 @@ import { EventPublisher } from '../platform/events/event-publisher.service.js';
 import type { Page, PageRequest } from '../platform/pagination/page.js';
 import { Paginator } from '../platform/pagination/paginator.service.js';
 import { Tenant } from '../platform/tenancy/tenant.entity.js';
-import { todayUtc } from './calendar-date.js';
+import { todayUtc, yearOf } from './calendar-date.js';
 import { CreditNote } from './credit-note.entity.js';
 import { Customer } from './customer.entity.js';
 import { nextDocumentNumber } from './document-numbers.js';
@@ -179,7 +179,7 @@ export class InvoicesService {
       await manager.getRepository(CreditNote).insert({
         tenantId,
         invoiceId: id,
-        number: await nextDocumentNumber(manager, tenantId, 'credit_note', Number(todayUtc().slice(0, 4))),
+        number: await nextDocumentNumber(manager, tenantId, 'credit_note', yearOf(todayUtc())),
         currency: invoice.currency,
         subtotalMinor: invoice.subtotalMinor,
         taxMinor: invoice.taxMinor,
