@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { createApiApp } from './app/create-api-app.js';
+import { createWorkerContext } from './app/create-worker-context.js';
 import { ConfigError, loadConfig } from './platform/config/app-config.js';
 import { migrate } from './platform/database/database.js';
 
@@ -16,7 +17,10 @@ async function main(): Promise<void> {
     logger.log(`REST API listening on port ${config.PORT}`);
   }
   if (config.hasRole('mcp')) logger.warn('the agent-tool server (mcp role) is not part of this build yet');
-  if (config.hasRole('worker')) logger.warn('the worker role has no jobs in this build yet');
+  if (config.hasRole('worker')) {
+    await createWorkerContext(config);
+    logger.log('worker started');
+  }
 }
 
 main().catch((error: unknown) => {
