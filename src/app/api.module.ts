@@ -5,17 +5,23 @@ import { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
 import { ProblemFilter } from '../platform/errors/problem.filter.js';
 import { PlatformModule } from '../platform/platform.module.js';
+import { RateLimitGuard } from '../platform/rate-limit/rate-limit.guard.js';
+import { RateLimitModule } from '../platform/rate-limit/rate-limit.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 
-/** The REST API role: platform, feature modules, and the global guard and filter. */
+/**
+ * The REST API role: platform, feature modules, and the global guards (authentication, then
+ * rate limits: global guards run in the order they are listed) and the problem filter.
+ */
 @Module({})
 export class ApiModule {
   static register(config: AppConfig, extraModules: Type[] = []): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(config), PlatformModule, ...FEATURE_MODULES, ...extraModules],
+      imports: [ConfigModule.forRoot(config), PlatformModule, RateLimitModule, ...FEATURE_MODULES, ...extraModules],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
     };
