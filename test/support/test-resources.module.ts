@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { type AuthContext, CurrentAuth } from '../../src/platform/auth/auth-context.js';
-import { RequireScopes } from '../../src/platform/auth/require-scopes.decorator.js';
+import { Public, RequireScopes } from '../../src/platform/auth/require-scopes.decorator.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { AppConfig } from '../../src/platform/config/app-config.js';
 import { DomainException } from '../../src/platform/errors/domain.exception.js';
@@ -121,9 +121,15 @@ class TestIdempotencyController {
   }
 }
 
-/** Routes under the named rate limits. */
+/** Routes under the named rate limits, and one without API key (never counted). */
 @Controller('v1/test_rate_limits')
 class TestRateLimitsController {
+  @Get('public')
+  @Public()
+  open() {
+    return { ok: true };
+  }
+
   @Get('replay')
   @RequireScopes(Scope.WebhooksManage)
   @RateLimit('webhook_replay')
