@@ -18,19 +18,19 @@ export class JobQueue {
 
   /** Adds one job; returns its id. */
   async queue<N extends JobName>(name: N, data: JobOf<N>, options: Omit<JobsOptions, 'repeat'> = {}): Promise<string> {
-    const job = await this.queueOf(name).add(name, data, options);
+    const job = await this.bullQueue(JOB_QUEUES[name]).add(name, data, options);
     return job.id!;
   }
 
   /** Creates or updates the scheduler of a repeating job (idempotent, so every worker may call it). */
   async schedule(job: RepeatingJob): Promise<void> {
-    await this.queueOf(job.name).upsertJobScheduler(job.name, { every: job.everyMs }, { name: job.name, data: job.data });
+    await this.bullQueue(JOB_QUEUES[job.name]).upsertJobScheduler(job.name, { every: job.everyMs }, { name: job.name, data: job.data });
   }
 
-  /** The BullMQ queue a job runs on. */
-  queueOf(name: JobName): Queue {
-    const queue = this.queues.get(JOB_QUEUES[name]);
-    if (!queue) throw new Error(`queue ${JOB_QUEUES[name]} is not registered`);
+  /** The BullMQ queue itself, for inspection (counts, schedulers, workers). */
+  bullQueue(name: QueueName): Queue {
+    const queue = this.queues.get(name);
+    if (!queue) throw new Error(`queue ${name} is not registered`);
     return queue;
   }
 }
