@@ -94,7 +94,9 @@ describe('named rate limits (e2e)', () => {
       expect(last.status).toBe(200);
     }
     expect(last!.headers['ratelimit-policy']).toBe('"default";q=100;w=1, "webhook_replay";q=60;w=60');
-    expect(last!.headers.ratelimit).toMatch(/^"default";r=\d+;t=[01], "webhook_replay";r=0;t=(60|59)$/);
+    const [, reset] = /^"default";r=\d+;t=[01], "webhook_replay";r=0;t=(\d+)$/.exec(last!.headers.ratelimit)!;
+    expect(Number(reset)).toBeGreaterThan(0);
+    expect(Number(reset)).toBeLessThanOrEqual(60);
 
     const refused = await api.http.get('/v1/test_rate_limits/replay').set('Authorization', session.auth);
     expectRateLimited(refused);
@@ -117,7 +119,7 @@ describe('named rate limits (e2e)', () => {
     expect(last!.headers['ratelimit-policy']).toBe(
       '"default";q=100;w=1, "webhook_replay_failed";q=5;w=60, "webhook_replay_failed_hourly";q=30;w=3600',
     );
-    expect(last!.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+, "webhook_replay_failed_hourly";r=25;t=(3600|3599)$/);
+    expect(last!.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+, "webhook_replay_failed_hourly";r=25;t=3[56]\d\d$/);
 
     const refused = await call();
     expectRateLimited(refused);
