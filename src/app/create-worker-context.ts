@@ -9,7 +9,7 @@ import { WorkerModule } from './worker.module.js';
  */
 export async function createWorkerContext(config: AppConfig, extraModules: Type[] = []): Promise<INestApplicationContext> {
   const context = await NestFactory.createApplicationContext(WorkerModule.register(config, extraModules), {
-    logger: config.LOG_LEVEL === 'silent' ? false : ['error', 'warn', 'log'],
+    logger: config.LOG_LEVEL === 'silent' ? false : ['error', 'warn'],
     abortOnError: false,
   });
   context.enableShutdownHooks();
