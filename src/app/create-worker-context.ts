@@ -1,5 +1,6 @@
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { WorkerModule } from './worker.module.js';
 
@@ -9,9 +10,11 @@ import { WorkerModule } from './worker.module.js';
  */
 export async function createWorkerContext(config: AppConfig, extraModules: Type[] = []): Promise<INestApplicationContext> {
   const context = await NestFactory.createApplicationContext(WorkerModule.register(config, extraModules), {
-    logger: config.LOG_LEVEL === 'silent' ? false : ['error', 'warn'],
+    bufferLogs: true,
     abortOnError: false,
   });
+  // JSON logs through pino, like the API role.
+  context.useLogger(context.get(Logger));
   context.enableShutdownHooks();
   return context;
 }

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
+import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { JobWorkerModule } from '../platform/queue/job-worker.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
@@ -14,7 +15,14 @@ export class WorkerModule {
   static register(config: AppConfig, extraModules: Type[] = []): DynamicModule {
     return {
       module: WorkerModule,
-      imports: [ConfigModule.forRoot(config), PlatformModule, ...FEATURE_MODULES, ...extraModules, JobWorkerModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
+        PlatformModule,
+        ...FEATURE_MODULES,
+        ...extraModules,
+        JobWorkerModule,
+      ],
     };
   }
 }

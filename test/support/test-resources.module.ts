@@ -47,6 +47,14 @@ class TestEventsController {
     });
   }
 
+  @Get(':id')
+  @RequireScopes(Scope.FinInvoicesRead)
+  async retrieve(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string) {
+    const event = await this.dataSource.getRepository(OutboxEvent).findOneBy({ tenantId: auth.tenantId, id });
+    if (!event) throw new DomainException('InvoicesNotFound');
+    return { id: event.id, type: event.type };
+  }
+
   @Post()
   @HttpCode(201)
   @RequireScopes(Scope.FinInvoicesWrite)
@@ -145,5 +153,19 @@ class TestRateLimitsController {
   }
 }
 
-@Module({ controllers: [TestEventsController, TestIdempotencyController, TestRateLimitsController] })
+/** A route that fails unexpectedly, to show that a 5xx never reveals internals. */
+@Controller('v1/test_failure')
+class TestFailureController {
+  static readonly SECRET_MESSAGE = 'connection to db-internal.local:5432 failed for user app_owner';
+
+  @Get()
+  @Public()
+  fail(): never {
+    throw new Error(TestFailureController.SECRET_MESSAGE);
+  }
+}
+
+export const TEST_FAILURE_MESSAGE = TestFailureController.SECRET_MESSAGE;
+
+@Module({ controllers: [TestEventsController, TestIdempotencyController, TestRateLimitsController, TestFailureController] })
 export class TestResourcesModule {}

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { isScope } from '../catalog/scopes.js';
@@ -12,6 +13,7 @@ export interface CreateTenantInput {
 }
 
 const CURRENCY = /^[A-Z]{3}$/;
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Companies and their people: what the spec places in "the applications". */
 @Injectable()
@@ -22,8 +24,24 @@ export class TenantsService {
     const currencies = input.currencies ?? ['EUR'];
     const invalid = currencies.filter((code) => !CURRENCY.test(code));
     if (currencies.length === 0 || invalid.length > 0) throw new Error(`Invalid currencies: ${invalid.join(',') || '(none)'}`);
-    const slug = input.slug ?? slugify(input.name);
-    return this.dataSource.getRepository(Tenant).save({ name: input.name, slug, currencies: [...new Set(currencies)], active: true });
+    if (input.slug !== undefined && !SLUG.test(input.slug)) {
+      throw new Error('slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit');
+    }
+    if (!input.name.trim() || input.name.length > 200) throw new Error('name must be 1-200 characters');
+    const repository = this.dataSource.getRepository(Tenant);
+    const base = input.slug ?? slugify(input.name);
+    // A chosen slug must be free; a derived one gets a short random suffix when taken.
+    for (let attempt = 0; ; attempt += 1) {
+      const slug = attempt === 0 ? base : `${base.slice(0, 56)}-${randomBytes(3).toString('hex')}`;
+      try {
+        return await repository.save({ name: input.name, slug, currencies: [...new Set(currencies)], active: true });
+      } catch (error) {
+        const taken = (error as { driverError?: { constraint?: string } }).driverError?.constraint === 'tenants_slug_key';
+        if (!taken) throw error;
+        if (input.slug !== undefined) throw new Error(`slug ${input.slug} is taken`);
+        if (attempt >= 5) throw error;
+      }
+    }
   }
 
   async deactivate(id: string): Promise<Tenant> {
@@ -61,11 +79,13 @@ function validPermissions(permissions: string[]): string[] {
 }
 
 function slugify(name: string): string {
-  const base = name
+  const slug = name
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
-  return `${base || 'company'}-${Math.random().toString(36).slice(2, 8)}`;
+    .slice(0, 56)
+    .replace(/-+$/, '');
+  return slug || 'company';
 }
