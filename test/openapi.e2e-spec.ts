@@ -60,6 +60,25 @@ describe('OpenAPI document (e2e)', () => {
         '/v1/test_events',
         '/v1/test_events/{id}',
         '/v1/test_failure',
+        '/v1/test_idempotency/items/{id}',
+        '/v1/test_idempotency/{outcome}',
+        '/v1/test_rate_limits/public',
+        '/v1/test_rate_limits/replay',
+        '/v1/test_rate_limits/replay_failed',
+      ]);
+    });
+
+    it('documents the Idempotency-Key header and its 409 on @Idempotent() operations only', () => {
+      const post = document.paths['/v1/test_events'].post;
+      expect(post.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
+      expect(post.responses['409'].description).toMatch(/errors\.idempotency\.body_mismatch.*in_progress.*replay_unavailable/s);
+      expect(document.paths['/v1/test_events'].get.parameters).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }));
+    });
+
+    it('lists the windows of a named rate limit', () => {
+      expect(document.paths['/v1/test_rate_limits/replay_failed'].get['x-rate-limit']).toEqual([
+        { name: 'webhook_replay_failed', limit: 5, window_seconds: 60 },
+        { name: 'webhook_replay_failed_hourly', limit: 30, window_seconds: 3600 },
       ]);
     });
 

@@ -60,7 +60,7 @@ export class InvoicesController {
   })
   @ApiBody({ type: CreateInvoiceDto })
   @ApiCreatedResponse({ type: InvoiceDto, headers: { Location: { description: 'URL of the new invoice.', schema: { type: 'string' } } } })
-  @ApiProblemResponses(409, 422)
+  @ApiProblemResponses(422)
   async create(@CurrentAuth() auth: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<InvoiceDto> {
     const invoice = await this.invoices.create(auth.tenantId, body);
     response.setHeader('Location', `${this.config.publicBaseUrl}/v1/invoices/${invoice.id}`);
@@ -82,7 +82,7 @@ export class InvoicesController {
   })
   @ApiBody({ type: UpdateInvoiceDto })
   @ApiOkResponse({ type: InvoiceDto })
-  @ApiProblemResponses(409, 422)
+  @ApiProblemResponses(422)
   update(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Body() body: unknown): Promise<InvoiceDto> {
     return this.invoices.update(auth.tenantId, id, body);
   }
@@ -102,7 +102,7 @@ export class InvoicesController {
   })
   @ApiBody({ type: VoidInvoiceDto, required: false })
   @ApiOkResponse({ type: InvoiceDto })
-  @ApiProblemResponses(409, 422)
+  @ApiProblemResponses(422)
   void(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Body() body: unknown): Promise<InvoiceDto> {
     return this.invoices.void(auth, id, body);
   }
