@@ -8,7 +8,16 @@ import pg from 'pg';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const KEY = /^Bearer oh_live_([a-z0-9]{12})_([A-Za-z0-9]{43})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const INVOICE_COLUMNS = process.env.BENCH_INVOICE_COLUMNS ?? '*';
+
+/** Invoices with their lines, as the service shows them: one query for the invoices, one for their lines. */
+async function withLines(tenantId, invoices) {
+  if (invoices.length === 0) return invoices;
+  const { rows } = await pool.query(
+    'SELECT * FROM invoice_lines WHERE tenant_id = $1 AND invoice_id = ANY($2) ORDER BY position',
+    [tenantId, invoices.map((invoice) => invoice.id)],
+  );
+  return invoices.map((invoice) => ({ ...invoice, lines: rows.filter((line) => line.invoice_id === invoice.id) }));
+}
 
 function send(res, status, body) {
   const text = JSON.stringify(body);
@@ -37,16 +46,17 @@ const server = createServer(async (req, res) => {
     const id = /^\/v1\/invoices\/([^/]+)$/.exec(url.pathname)?.[1];
     if (id !== undefined) {
       if (!UUID.test(id)) return send(res, 422, { detail: 'invalid id' });
-      const { rows } = await pool.query(`SELECT ${INVOICE_COLUMNS} FROM invoices WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
-      return rows.length ? send(res, 200, rows[0]) : send(res, 404, { detail: 'not found' });
+      const { rows } = await pool.query('SELECT * FROM invoices WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+      return rows.length ? send(res, 200, (await withLines(tenantId, rows))[0]) : send(res, 404, { detail: 'not found' });
     }
     if (url.pathname === '/v1/invoices') {
       const limit = Math.min(100, Math.max(1, Number(url.searchParams.get('limit') ?? 50)));
       const { rows } = await pool.query(
-        `SELECT ${INVOICE_COLUMNS} FROM invoices WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+        'SELECT * FROM invoices WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
         [tenantId, limit + 1],
       );
-      return send(res, 200, { data: rows.slice(0, limit), next_cursor: null, has_more: rows.length > limit });
+      const data = await withLines(tenantId, rows.slice(0, limit));
+      return send(res, 200, { data, next_cursor: null, has_more: rows.length > limit });
     }
     send(res, 404, { detail: 'no route' });
   } catch (error) {
