@@ -1,5 +1,8 @@
 import type { CommandGroup } from './cli-program.js';
+import { demoCommands } from './demo.commands.js';
+import { eventCommands } from './events.commands.js';
+import { mcpCommands } from './mcp.commands.js';
 import { platformCommands } from './platform.commands.js';
 
 /** Every command group of the admin CLI, registered here. */
-export const COMMAND_GROUPS: CommandGroup[] = [platformCommands];
+export const COMMAND_GROUPS: CommandGroup[] = [platformCommands, eventCommands, mcpCommands, demoCommands];

@@ -37,3 +37,8 @@ export function formatMicros(micros: number): string {
 export function demoShift(at: string, minutes: number, now = new Date()): Date {
   return new Date(Math.min(Date.parse(at) + minutes * 60_000, now.getTime()));
 }
+
+/** The calendar date (UTC, `YYYY-MM-DD`) `days` after a moment. */
+export function demoDate(at: Date | string, days = 0): string {
+  return new Date(new Date(at).getTime() + days * 86_400_000).toISOString().slice(0, 10);
+}

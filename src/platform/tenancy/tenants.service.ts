@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { isScope } from '../catalog/scopes.js';
 import { Tenant } from './tenant.entity.js';
 import { User } from './user.entity.js';
@@ -18,12 +18,13 @@ const CURRENCY = /^[A-Z]{3}$/;
 export class TenantsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async create(input: CreateTenantInput): Promise<Tenant> {
+  /** `manager`: the transaction to create the company in (seed:demo), else its own statement. */
+  async create(input: CreateTenantInput, manager: EntityManager = this.dataSource.manager): Promise<Tenant> {
     const currencies = input.currencies ?? ['EUR'];
     const invalid = currencies.filter((code) => !CURRENCY.test(code));
     if (currencies.length === 0 || invalid.length > 0) throw new Error(`Invalid currencies: ${invalid.join(',') || '(none)'}`);
     const slug = input.slug ?? slugify(input.name);
-    return this.dataSource.getRepository(Tenant).save({ name: input.name, slug, currencies: [...new Set(currencies)], active: true });
+    return manager.getRepository(Tenant).save({ name: input.name, slug, currencies: [...new Set(currencies)], active: true });
   }
 
   async deactivate(id: string): Promise<Tenant> {
@@ -37,8 +38,8 @@ export class TenantsService {
     return this.dataSource.getRepository(Tenant).findOneBy({ id });
   }
 
-  async createUser(tenantId: string, email: string, permissions: string[]): Promise<User> {
-    return this.dataSource.getRepository(User).save({ tenantId, email, permissions: validPermissions(permissions) });
+  async createUser(tenantId: string, email: string, permissions: string[], manager: EntityManager = this.dataSource.manager): Promise<User> {
+    return manager.getRepository(User).save({ tenantId, email, permissions: validPermissions(permissions) });
   }
 
   async setPermissions(userId: string, permissions: string[]): Promise<User> {
