@@ -1,8 +1,8 @@
-import type { Type } from '@nestjs/common';
+import type { INestApplicationContext, Type } from '@nestjs/common';
 import { DocumentsDemoSeeder } from '../documents/documents-demo.seeder.js';
 import { FleetDemoSeeder } from '../fleet/fleet-demo.seeder.js';
 import { HrDemoSeeder } from '../hr/hr-demo.seeder.js';
-import type { DemoSeeder } from '../platform/demo/demo-seeder.js';
+import type { DemoSeedContext, DemoSeeder } from '../platform/demo/demo-seeder.js';
 import { SupportDemoSeeder } from '../support/support-demo.seeder.js';
 
 /**
@@ -10,3 +10,13 @@ import { SupportDemoSeeder } from '../support/support-demo.seeder.js';
  * earlier ones returned (fleet assigns HR's employees as drivers; documents attach to all).
  */
 export const DEMO_SEEDERS: Type<DemoSeeder>[] = [HrDemoSeeder, FleetDemoSeeder, SupportDemoSeeder, DocumentsDemoSeeder];
+
+/** Runs every seeder for one company in the context's transaction; returns all their id lists. */
+export async function runDemoSeeders(app: INestApplicationContext, context: Omit<DemoSeedContext, 'ids'>): Promise<Record<string, string[]>> {
+  const ids: Record<string, string[]> = {};
+  for (const seeder of DEMO_SEEDERS) {
+    const returned = await app.get(seeder).seed({ ...context, ids });
+    for (const [name, list] of Object.entries(returned ?? {})) ids[name] = [...(ids[name] ?? []), ...list];
+  }
+  return ids;
+}

@@ -8,7 +8,7 @@ import { ApiKeysService } from '../platform/auth/api-keys.service.js';
 import { ALL_SCOPES, permissionForScope, Scope, SUPPORT_ONLY_SCOPES } from '../platform/catalog/scopes.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { type CommandGroupDeps, integer } from './cli-program.js';
-import { DEMO_SEEDERS } from './demo-seeders.js';
+import { runDemoSeeders } from './demo-seeders.js';
 
 /** The faker seed of every demo company: the same names and values each time. */
 const DEMO_FAKER_SEED = 20_260_516;
@@ -58,11 +58,7 @@ export async function seedDemoCompany(app: INestApplicationContext, count: numbe
       created[name] = (await keys.create({ tenantId: tenant.id, scopes: [...scopes], userId: user.id, name: `Demo: ${name}` }, manager)).key;
     }
 
-    const ids: Record<string, string[]> = {};
-    for (const seeder of DEMO_SEEDERS) {
-      const returned = await app.get(seeder).seed({ tenantId: tenant.id, records: count, faker, manager, currency: tenant.currencies[0], ids });
-      for (const [name, list] of Object.entries(returned ?? {})) ids[name] = [...(ids[name] ?? []), ...list];
-    }
+    const ids = await runDemoSeeders(app, { tenantId: tenant.id, records: count, faker, manager, currency: tenant.currencies[0] });
 
     const { token } = await app.get(McpTokensService).create({ tenantId: tenant.id, userId: user.id, tools: ['*'] }, manager);
     return {
