@@ -97,7 +97,7 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
     it('fails for a person of another company, an inactive company or a bad tool list', async () => {
       const otherTenant = (await runCli('tenant:create', '--name', 'Other Co')).json.id as string;
       const stranger = (await runCli('user:create', '--tenant', otherTenant, '--email', 'x@other.example')).json.id as string;
-      const count = async () => Number((await db.query('SELECT count(*) FROM mcp_tokens')).rows[0].count);
+      const count = async () => Number((await db.query('SELECT count(*) FROM mcp_tokens WHERE tenant_id IN ($1, $2)', [tenantId, otherTenant])).rows[0].count);
       const before = await count();
 
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', stranger, '--tools', '*'), /not found in tenant/);

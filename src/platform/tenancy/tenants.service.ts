@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { isScope } from '../catalog/scopes.js';
@@ -12,6 +13,7 @@ export interface CreateTenantInput {
 }
 
 const CURRENCY = /^[A-Z]{3}$/;
+const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Companies and their people: what the spec places in "the applications". */
 @Injectable()
@@ -23,8 +25,29 @@ export class TenantsService {
     const currencies = input.currencies ?? ['EUR'];
     const invalid = currencies.filter((code) => !CURRENCY.test(code));
     if (currencies.length === 0 || invalid.length > 0) throw new Error(`Invalid currencies: ${invalid.join(',') || '(none)'}`);
-    const slug = input.slug ?? slugify(input.name);
-    return manager.getRepository(Tenant).save({ name: input.name, slug, currencies: [...new Set(currencies)], active: true });
+    if (input.slug !== undefined && !SLUG.test(input.slug)) {
+      throw new Error('slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit');
+    }
+    if (!input.name.trim() || input.name.length > 200) throw new Error('name must be 1-200 characters');
+    const base = input.slug ?? slugify(input.name);
+    // A chosen slug must be free; a derived one gets a short random suffix when taken. A taken
+    // slug inserts nothing (ON CONFLICT DO NOTHING) instead of failing, which would abort the
+    // caller's transaction (seed:demo creates the company inside one).
+    for (let attempt = 0; attempt <= 5; attempt += 1) {
+      const slug = attempt === 0 ? base : `${base.slice(0, 56)}-${randomBytes(3).toString('hex')}`;
+      const inserted = await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Tenant)
+        .values({ name: input.name, slug, currencies: [...new Set(currencies)], active: true })
+        .orIgnore()
+        .returning('id')
+        .execute();
+      const id = (inserted.raw as { id: string }[])[0]?.id;
+      if (id) return manager.getRepository(Tenant).findOneByOrFail({ id });
+      if (input.slug !== undefined) throw new Error(`slug ${input.slug} is taken`);
+    }
+    throw new Error(`no free slug derived from ${base}`);
   }
 
   async deactivate(id: string): Promise<Tenant> {
@@ -62,11 +85,13 @@ function validPermissions(permissions: string[]): string[] {
 }
 
 function slugify(name: string): string {
-  const base = name
+  const slug = name
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
-  return `${base || 'company'}-${Math.random().toString(36).slice(2, 8)}`;
+    .slice(0, 56)
+    .replace(/-+$/, '');
+  return slug || 'company';
 }
