@@ -58,7 +58,7 @@ export async function seedDemoCompany(app: INestApplicationContext, count: numbe
       created[name] = (await keys.create({ tenantId: tenant.id, scopes: [...scopes], userId: user.id, name: `Demo: ${name}` }, manager)).key;
     }
 
-    const ids = await runDemoSeeders(app, { tenantId: tenant.id, records: count, faker, manager, currency: tenant.currencies[0] });
+    const ids = await runDemoSeeders(app, { tenantId: tenant.id, records: count, faker, manager });
 
     const { token } = await app.get(McpTokensService).create({ tenantId: tenant.id, userId: user.id, tools: ['*'] }, manager);
     return {

@@ -37,7 +37,7 @@ const TYPES: Record<string, { mime: string; size: [number, number] }> = {
  */
 @Injectable()
 export class DocumentsDemoSeeder implements DemoSeeder {
-  async seed({ tenantId, records, faker, manager, ids }: DemoSeedContext): Promise<Record<string, string[]>> {
+  async seed({ tenantId, records, faker, manager, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
     const now = new Date();
     const owners = DOCUMENT_OWNER_TYPES.filter((type) => (ids[`${type}_ids`] ?? []).length > 0);
     if (owners.length === 0 && records > 0) throw new Error('documents need records to attach to: list the documents seeder after the others');

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DemoSeedContext, DemoSeeder } from '../platform/demo/demo-seeder.js';
 import { demoDate, demoShift, demoTimeline } from '../platform/demo/demo-timeline.js';
 import { type InsertRow, insertRows } from '../platform/demo/insert-rows.js';
+import { Tenant } from '../platform/tenancy/tenant.entity.js';
 import { FuelLog, type FuelLogFuelType } from './fuel-log.entity.js';
 import { Vehicle, type VehicleFuelType } from './vehicle.entity.js';
 import { WorkOrder, type WorkOrderType } from './work-order.entity.js';
@@ -59,9 +60,11 @@ const VOLUME: Record<FuelLogFuelType, [number, number]> = {
 /** Vehicles, their work orders and fuel logs; drivers are HR's employees when HR ran first. */
 @Injectable()
 export class FleetDemoSeeder implements DemoSeeder {
-  async seed({ tenantId, records, faker, manager, currency, ids }: DemoSeedContext): Promise<Record<string, string[]>> {
+  async seed({ tenantId, records, faker, manager, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
     const now = new Date();
     const employees = ids.employee_ids ?? [];
+    const { currencies } = await manager.getRepository(Tenant).findOneByOrFail({ id: tenantId });
+    const currency = currencies[0];
     const pick = <T>(weights: Record<string, number>) =>
       faker.helpers.weightedArrayElement(Object.entries(weights).map(([value, weight]) => ({ value, weight }))) as T;
 

@@ -24,7 +24,7 @@ const SUBJECTS: readonly ((faker: DemoSeedContext['faker']) => string)[] = [
 /** Support tickets; assignees are HR's employees when HR ran first. */
 @Injectable()
 export class SupportDemoSeeder implements DemoSeeder {
-  async seed({ tenantId, records, faker, manager, ids }: DemoSeedContext): Promise<Record<string, string[]>> {
+  async seed({ tenantId, records, faker, manager, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
     const now = new Date();
     const agents = (ids.employee_ids ?? []).slice(0, 6);
     const pick = <T>(weights: Record<string, number>) =>

@@ -9,5 +9,5 @@ import { runDemoSeeders } from '../../src/cli/demo-seeders.js';
  */
 export async function seedRecords(app: INestApplicationContext, tenantId: string, records: number, seed: number): Promise<Record<string, string[]>> {
   const faker = new Faker({ locale: [en, base], seed });
-  return app.get(DataSource).transaction((manager) => runDemoSeeders(app, { tenantId, records, faker, manager, currency: 'EUR' }));
+  return app.get(DataSource).transaction((manager) => runDemoSeeders(app, { tenantId, records, faker, manager }));
 }
