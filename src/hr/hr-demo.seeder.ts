@@ -96,7 +96,8 @@ export class HrDemoSeeder implements DemoSeeder {
         employmentType,
         employmentStatus,
         startDate,
-        endDate: endDate ?? (employmentType === 'temporary' && faker.datatype.boolean(0.5) ? lastDay : null),
+        // A fixed-term contract still running knows its last day.
+        endDate: endDate ?? (employmentType === 'temporary' && lastDay > today ? lastDay : null),
         // The oldest records are the managers; everyone else reports to an earlier one.
         managerId: index === 0 ? null : employees[faker.number.int({ min: 0, max: Math.min(index, managerCount) - 1 })].id,
         createdAt,
