@@ -4,6 +4,9 @@ import { AuthGuard } from '../platform/auth/auth.guard.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
 import { ProblemFilter } from '../platform/errors/problem.filter.js';
+import { HealthModule } from '../platform/health/health.module.js';
+import { LoggingModule } from '../platform/logging/logging.module.js';
+import { OpenApiModule } from '../platform/openapi/openapi.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
 
@@ -13,7 +16,15 @@ export class ApiModule {
   static register(config: AppConfig, extraModules: Type[] = []): DynamicModule {
     return {
       module: ApiModule,
-      imports: [ConfigModule.forRoot(config), PlatformModule, ...FEATURE_MODULES, ...extraModules],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
+        PlatformModule,
+        OpenApiModule,
+        HealthModule,
+        ...FEATURE_MODULES,
+        ...extraModules,
+      ],
       providers: [
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -1,19 +1,24 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { configureHttpPipeline } from '../platform/http/http-pipeline.js';
+import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
 import { ApiModule } from './api.module.js';
 
 /** Builds the REST API application; `extraModules` lets tests mount test-only controllers. */
 export async function createApiApp(config: AppConfig, extraModules: Type[] = []): Promise<INestApplication> {
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config, extraModules), {
     bodyParser: false,
-    logger: config.LOG_LEVEL === 'silent' ? false : ['error', 'warn'],
+    bufferLogs: true,
   });
+  // Nest's own logs (start-up, filters, terminus) go out as JSON through the request's pino logger.
+  app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   configureHttpPipeline(app, config);
+  publishOpenApi(app, config);
   app.enableShutdownHooks();
   await app.init();
   return app;

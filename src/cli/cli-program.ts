@@ -52,12 +52,14 @@ export async function runCommand(argv: string[], context: ContextProvider): Prom
     },
   };
   for (const group of COMMAND_GROUPS) group(program, deps);
+  // Commander would answer a bare invocation with its help on the (silenced) error stream.
+  if (argv.length === 0) throw new Error('no command given; see --help');
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) throw new Error(error.message.replace(/^error: /, ''));
     throw error;
   }
-  if (count !== 1) throw new Error(argv.length === 0 ? 'no command given; see --help' : 'the command printed nothing');
+  if (count !== 1) throw new Error('the command printed nothing');
   return printed;
 }

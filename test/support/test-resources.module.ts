@@ -1,13 +1,15 @@
-import { Body, Controller, Get, HttpCode, Inject, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Module, Param, Post } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { type AuthContext, CurrentAuth } from '../../src/platform/auth/auth-context.js';
-import { RequireScopes } from '../../src/platform/auth/require-scopes.decorator.js';
+import { Public, RequireScopes } from '../../src/platform/auth/require-scopes.decorator.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
+import { DomainException } from '../../src/platform/errors/domain.exception.js';
 import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
 import { OutboxEvent } from '../../src/platform/events/event.entity.js';
 import { type PageRequest, PageParams } from '../../src/platform/pagination/page.js';
 import { Paginator } from '../../src/platform/pagination/paginator.service.js';
+import { UuidPipe } from '../../src/platform/validation/uuid.pipe.js';
 
 /**
  * Test-only routes over the outbox table, to exercise the paginator and request pipeline
@@ -33,6 +35,14 @@ class TestEventsController {
     });
   }
 
+  @Get(':id')
+  @RequireScopes(Scope.FinInvoicesRead)
+  async retrieve(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string) {
+    const event = await this.dataSource.getRepository(OutboxEvent).findOneBy({ tenantId: auth.tenantId, id });
+    if (!event) throw new DomainException('InvoicesNotFound');
+    return { id: event.id, type: event.type };
+  }
+
   @Post()
   @HttpCode(201)
   @RequireScopes(Scope.FinInvoicesWrite)
@@ -41,5 +51,19 @@ class TestEventsController {
   }
 }
 
-@Module({ controllers: [TestEventsController] })
+/** A route that fails unexpectedly, to show that a 5xx never reveals internals. */
+@Controller('v1/test_failure')
+class TestFailureController {
+  static readonly SECRET_MESSAGE = 'connection to db-internal.local:5432 failed for user app_owner';
+
+  @Get()
+  @Public()
+  fail(): never {
+    throw new Error(TestFailureController.SECRET_MESSAGE);
+  }
+}
+
+export const TEST_FAILURE_MESSAGE = TestFailureController.SECRET_MESSAGE;
+
+@Module({ controllers: [TestEventsController, TestFailureController] })
 export class TestResourcesModule {}

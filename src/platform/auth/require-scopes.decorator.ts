@@ -21,7 +21,10 @@ export function RequireScopes(...scopes: [Scope, ...Scope[]]): MethodDecorator &
   );
 }
 
-/** Marks a route that needs no API key (specification download, health). */
+/**
+ * Marks a route that needs no API key (specification download, health). The empty security
+ * requirement is OpenAPI's "no credentials"; the document builder writes it as `security: []`.
+ */
 export function Public(): MethodDecorator & ClassDecorator {
-  return applyDecorators(SetMetadata(PUBLIC_METADATA, true), ApiSecurity(API_KEY_SECURITY, []));
+  return applyDecorators(SetMetadata(PUBLIC_METADATA, true), ApiSecurity({}));
 }

@@ -1,7 +1,10 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, Logger, NotFoundException } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Application, Request, Response } from 'express';
 import { AppConfig } from '../config/app-config.js';
+import { allowedMethods } from '../http/allowed-methods.js';
 import { sendProblem } from '../http/http-pipeline.js';
+import { DomainException } from './domain.exception.js';
 import { toProblem } from './problem.js';
 
 /** The one place where errors thrown inside Nest become application/problem+json. */
@@ -9,13 +12,28 @@ import { toProblem } from './problem.js';
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemFilter.name);
 
-  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(HttpAdapterHost) private readonly adapterHost: HttpAdapterHost,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
+    const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
-    const { cause } = toProblem(exception, this.config.errorsBaseUrl);
+    const error = exception instanceof NotFoundException ? this.routeNotFound(request, exception) : exception;
+    const { cause } = toProblem(error, this.config.errorsBaseUrl);
     if (cause !== undefined) this.logger.error({ err: cause }, 'unhandled error');
     if (response.headersSent) return;
-    sendProblem(response, exception, this.config);
+    sendProblem(response, error, this.config);
+  }
+
+  /**
+   * Nest answers an unmatched request with a NotFoundException. When the path exists under
+   * other methods, the answer is a 405 naming them in `Allow` (RFC 9110 §15.5.6).
+   */
+  private routeNotFound(request: Request, exception: NotFoundException): unknown {
+    const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance<Application>(), request.path);
+    if (allow.length === 0) return exception;
+    return new DomainException('MethodNotAllowed', `${request.method} is not allowed on this path; use ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') });
   }
 }

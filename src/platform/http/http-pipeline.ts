@@ -3,6 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { ApiRequest } from '../auth/auth-context.js';
 import type { AppConfig } from '../config/app-config.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
+import { HTTP_LOGGER, type HttpLogger } from '../logging/logging.module.js';
 import { traceIdFrom } from '../tracing/trace-id.js';
 import { resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
@@ -18,8 +19,9 @@ export function sendProblem(response: Response, exception: unknown, config: AppC
 
 /**
  * The express layer in front of Nest's router, in this order: trace id (so every answer,
- * errors and 304s included, carries `x-trace-id`), API version, JSON body parsing. Failures
- * here are answered as problems directly, since Nest's filters do not see them.
+ * errors and 304s included, carries `x-trace-id`), request log (one line per request under
+ * that trace id), API version, JSON body parsing. Failures here are answered as problems
+ * directly, since Nest's filters do not see them.
  */
 export function configureHttpPipeline(app: INestApplication, config: AppConfig): void {
   app.use((request: ApiRequest, response: Response, next: NextFunction) => {
@@ -27,6 +29,7 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     response.setHeader(TRACE_HEADER, request.traceId);
     next();
   });
+  app.use(app.get<symbol, HttpLogger>(HTTP_LOGGER));
   app.use((request: Request, response: Response, next: NextFunction) => {
     try {
       response.setHeader(VERSION_HEADER, resolveApiVersion(request.headers[VERSION_HEADER.toLowerCase()], config.API_SUNSET_VERSIONS));

@@ -1,0 +1,43 @@
+import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { HealthCheck, type HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../auth/require-scopes.decorator.js';
+import { DomainException } from '../errors/domain.exception.js';
+import { RedisHealthIndicator } from './redis.health.js';
+
+/**
+ * Probes for orchestrators, outside the API contract and so outside the OpenAPI document:
+ * `/healthz` says the process serves HTTP, `/readyz` that PostgreSQL and Redis answer.
+ */
+@ApiExcludeController()
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(HealthCheckService) private readonly health: HealthCheckService,
+    @Inject(TypeOrmHealthIndicator) private readonly database: TypeOrmHealthIndicator,
+    @Inject(RedisHealthIndicator) private readonly redis: RedisHealthIndicator,
+  ) {}
+
+  @Get('healthz')
+  @Public()
+  @HealthCheck()
+  liveness(): Promise<HealthCheckResult> {
+    return this.health.check([]);
+  }
+
+  /** 200 with terminus' result when both answer; otherwise a 503 problem naming which is down. */
+  @Get('readyz')
+  @Public()
+  @HealthCheck()
+  async readiness(): Promise<HealthCheckResult> {
+    try {
+      return await this.health.check([() => this.database.pingCheck('database', { timeout: 1000 }), () => this.redis.isHealthy('redis')]);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableException)) throw error;
+      const { details } = error.getResponse() as HealthCheckResult;
+      const checks = Object.fromEntries(Object.entries(details).map(([name, result]) => [name, result.status]));
+      const down = Object.keys(checks).filter((name) => checks[name] !== 'up');
+      throw new DomainException('ServiceUnavailable', `Not ready: ${down.join(', ')} unreachable.`, { checks });
+    }
+  }
+}

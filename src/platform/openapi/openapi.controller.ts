@@ -1,0 +1,51 @@
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../auth/require-scopes.decorator.js';
+import { ifNoneMatchHits } from './conditional-get.js';
+import { OpenApiPublication } from './openapi-publication.js';
+
+const CACHE_CONTROL = 'public, max-age=300';
+
+@ApiTags('Specification')
+@Controller('v1')
+export class OpenApiController {
+  constructor(@Inject(OpenApiPublication) private readonly publication: OpenApiPublication) {}
+
+  @Get('openapi.json')
+  @Public()
+  @ApiOperation({
+    summary: 'This OpenAPI 3.1 document',
+    description:
+      'Needs no API key. Cached for 5 minutes (`Cache-Control: public, max-age=300`), gzip-encoded when the request accepts it, and answered 304 with no body when `If-None-Match` names the current `ETag` (weak comparison; `*` and lists are understood).',
+  })
+  @ApiOkResponse({
+    description: 'The document.',
+    headers: {
+      ETag: { description: 'Strong entity tag of this representation (`-gzip` suffix when gzip-encoded).', schema: { type: 'string' } },
+      'Cache-Control': { description: '`public, max-age=300`', schema: { type: 'string' } },
+      Vary: { description: '`Accept-Encoding`', schema: { type: 'string' } },
+      'Content-Encoding': { description: '`gzip` when the request accepts it.', schema: { type: 'string' } },
+    },
+    content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
+  })
+  @ApiResponse({
+    status: 304,
+    description: 'Not modified: `If-None-Match` names the current document. No body.',
+    headers: { ETag: { description: 'The current entity tag.', schema: { type: 'string' } } },
+  })
+  serve(@Req() request: Request, @Res() response: Response): void {
+    const chosen = this.publication.representation(request.acceptsEncodings('gzip', 'identity') === 'gzip');
+    response.setHeader('ETag', chosen.etag);
+    response.setHeader('Cache-Control', CACHE_CONTROL);
+    response.setHeader('Vary', 'Accept-Encoding');
+    if (ifNoneMatchHits(request.headers['if-none-match'], this.publication.etags())) {
+      response.status(304).end();
+      return;
+    }
+    response.status(200).type('application/json');
+    if (chosen.encoding) response.setHeader('Content-Encoding', chosen.encoding);
+    response.setHeader('Content-Length', chosen.body.length);
+    response.end(chosen.body);
+  }
+}

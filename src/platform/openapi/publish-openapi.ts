@@ -1,0 +1,23 @@
+import type { INestApplication } from '@nestjs/common';
+import { SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '../config/app-config.js';
+import { buildOpenApiDocument } from './openapi-document.js';
+import { OpenApiPublication } from './openapi-publication.js';
+
+export const DOCS_PATH = 'docs';
+
+/**
+ * Builds the document once from every controller of `app` and publishes it at
+ * `/v1/openapi.json` and as Swagger UI at `/docs` (the UI's own JSON/YAML copies are off: the
+ * specification has one address). Call before `app.init()`, so the UI routes precede Nest's
+ * not-found handler.
+ */
+export function publishOpenApi(app: INestApplication, config: AppConfig): void {
+  const document = buildOpenApiDocument(app, config);
+  app.get(OpenApiPublication).publish(document);
+  SwaggerModule.setup(DOCS_PATH, app, document, {
+    raw: false,
+    customSiteTitle: 'Integrations API',
+    swaggerOptions: { defaultModelsExpandDepth: 0, persistAuthorization: false },
+  });
+}

@@ -1,0 +1,176 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { startApi, type TestApi } from './support/api.js';
+import { TestResourcesModule } from './support/test-resources.module.js';
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Each command is a fresh Node process that loads the application: seconds, not milliseconds. */
+const TIMEOUT_MS = 120000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** Runs the built admin CLI (`node dist/cli.js`, built by `npm test`) against this run's database. */
+function cli(...args: string[]): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(process.cwd(), 'dist/cli.js'), ...args], {
+      env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A successful command: exit 0, nothing on stderr, exactly one JSON object on stdout. */
+async function ok(...args: string[]): Promise<Record<string, unknown>> {
+  const result = await cli(...args);
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(result.stdout.endsWith('\n')).toBe(true);
+  expect(result.stdout.trim().split('\n')).toHaveLength(1);
+  const printed = JSON.parse(result.stdout) as Record<string, unknown>;
+  expect(printed).toBeInstanceOf(Object);
+  expect(Array.isArray(printed)).toBe(false);
+  return printed;
+}
+
+async function fails(args: string[], message: RegExp): Promise<void> {
+  const result = await cli(...args);
+  expect(result.code).not.toBe(0);
+  expect(result.stdout).toBe('');
+  expect(result.stderr).toMatch(message);
+}
+
+/**
+ * Each command is a fresh Node process that loads the application (seconds each on a busy
+ * machine), so independent commands run side by side.
+ */
+describe('admin CLI (e2e, dist/cli.js)', () => {
+  let api: TestApi;
+  let db: DataSource;
+  let acme: Record<string, unknown>;
+  let beta: Record<string, unknown>;
+  let slug: string;
+
+  beforeAll(async () => {
+    api = await startApi({ modules: [TestResourcesModule] });
+    db = api.app.get(DataSource);
+    slug = `cli-${Date.now().toString(36)}`;
+    [acme, beta] = await Promise.all([
+      ok('tenant:create', '--name', 'Acme Logistics GmbH'),
+      ok('tenant:create', '--name', 'Beta', '--slug', slug, '--currencies', 'EUR,USD'),
+    ]);
+  }, TIMEOUT_MS);
+  afterAll(() => api.close());
+
+  it('creates companies: {id, slug, name}', async () => {
+    expect(Object.keys(acme).sort()).toEqual(['id', 'name', 'slug']);
+    expect(acme).toMatchObject({ id: expect.stringMatching(UUID), name: 'Acme Logistics GmbH', slug: expect.stringMatching(/^acme-logistics-gmbh(-[0-9a-f]{6})?$/) });
+    expect(beta).toEqual({ id: expect.stringMatching(UUID), slug, name: 'Beta' });
+    const rows = await db.query('SELECT id, currencies, active FROM tenants WHERE id = ANY($1) ORDER BY name', [[acme.id, beta.id]]);
+    expect(rows).toEqual([
+      { id: acme.id, currencies: ['EUR'], active: true },
+      { id: beta.id, currencies: ['EUR', 'USD'], active: true },
+    ]);
+  });
+
+  it('creates users and sets their permissions, an empty list meaning none', async () => {
+    const user = await ok('user:create', '--tenant', String(acme.id), '--email', 'ops@acme.example', '--permissions', 'fin.invoices:read,hr.employees:read');
+    expect(user).toEqual({ id: expect.stringMatching(UUID) });
+    expect((await db.query('SELECT permissions, tenant_id FROM users WHERE id = $1', [user.id]))[0]).toEqual({
+      permissions: ['fin.invoices:read', 'hr.employees:read'],
+      tenant_id: acme.id,
+    });
+
+    expect(await ok('user:set-permissions', '--user', String(user.id), '--permissions', 'fm.vehicles:read')).toEqual({ id: user.id, permissions: ['fm.vehicles:read'] });
+    expect(await ok('user:set-permissions', '--user', String(user.id), '--permissions', '')).toEqual({ id: user.id, permissions: [] });
+    expect((await db.query('SELECT permissions FROM users WHERE id = $1', [user.id]))[0].permissions).toEqual([]);
+  }, TIMEOUT_MS);
+
+  it('creates keys that work against the API until revoked, expired or deleted', async () => {
+    const user = (await db.query(`INSERT INTO users (tenant_id, email) VALUES ($1, 'keys@beta.example') RETURNING id`, [beta.id]))[0];
+    const [full, toExpire, toDelete] = await Promise.all([
+      ok(
+        'key:create',
+        '--tenant',
+        String(beta.id),
+        '--scopes',
+        'int:fin.invoices:read,int:webhooks:manage',
+        '--expires-at',
+        '2031-02-03T04:05:06Z',
+        '--user',
+        String(user.id),
+        '--name',
+        'CI key',
+      ),
+      ok('key:create', '--tenant', String(beta.id), '--scopes', 'int:fin.invoices:read'),
+      ok('key:create', '--tenant', String(beta.id), '--scopes', 'int:fin.invoices:write'),
+    ]);
+    for (const key of [full, toExpire, toDelete]) {
+      expect(Object.keys(key).sort()).toEqual(['id', 'key']);
+      expect(key.id).toMatch(UUID);
+      expect(key.key).toMatch(/^oh_live_[a-z0-9]{12}_[A-Za-z0-9]{43}$/);
+    }
+    expect((await db.query('SELECT scopes, expires_at, created_by_user_id, name FROM api_keys WHERE id = $1', [full.id]))[0]).toEqual({
+      scopes: ['int:fin.invoices:read', 'int:webhooks:manage'],
+      expires_at: new Date('2031-02-03T04:05:06Z'),
+      created_by_user_id: user.id,
+      name: 'CI key',
+    });
+    expect((await db.query('SELECT expires_at, created_by_user_id, name FROM api_keys WHERE id = $1', [toExpire.id]))[0]).toEqual({
+      expires_at: null,
+      created_by_user_id: null,
+      name: null,
+    });
+
+    const list = (key: Record<string, unknown>) => api.http.get('/v1/test_events').set('Authorization', `Bearer ${String(key.key)}`);
+    for (const key of [full, toExpire, toDelete]) expect((await list(key)).status).toBe(200);
+    const states = await Promise.all([
+      ok('key:revoke', '--key', String(full.id)),
+      ok('key:expire', '--key', String(toExpire.id)),
+      ok('key:delete', '--key', String(toDelete.id)),
+    ]);
+    expect(states).toEqual([
+      { id: full.id, state: 'revoked' },
+      { id: toExpire.id, state: 'expired' },
+      { id: toDelete.id, state: 'deleted' },
+    ]);
+    for (const key of [full, toExpire, toDelete]) {
+      const refused = await list(key);
+      expect(refused.status).toBe(401);
+      expect(refused.body.detail_key).toBe('errors.integrations.unauthenticated');
+    }
+  }, TIMEOUT_MS);
+
+  it('deactivates a company: {id, active:false}', async () => {
+    const other = (await db.query(`INSERT INTO tenants (slug, name) VALUES ($1, 'Gamma') RETURNING id`, [`gamma-${slug}`]))[0];
+    expect(await ok('tenant:deactivate', '--tenant', String(other.id))).toEqual({ id: other.id, active: false });
+    expect((await db.query('SELECT active FROM tenants WHERE id = $1', [other.id]))[0].active).toBe(false);
+  }, TIMEOUT_MS);
+
+  it('fails with a message on stderr, nothing on stdout and a non-zero exit', async () => {
+    const id = String(acme.id);
+    const missing = '00000000-0000-4000-8000-000000000000';
+    await Promise.all([
+      fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read,int:nope'], /unknown scopes: int:nope/),
+      fails(['key:create', '--tenant', id], /--scopes/),
+      fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--expires-at', 'tomorrow'], /RFC 3339/),
+      fails(['tenant:explode', '--tenant', id], /unknown command/),
+    ]);
+    await Promise.all([
+      fails([], /no command/),
+      fails(['user:create', '--tenant', id, '--email', 'x@example.test', '--permissions', 'fin.invoices:delete'], /Unknown permissions/),
+      fails(['tenant:deactivate', '--tenant', missing], /not found/),
+      fails(['key:revoke', '--key', missing], /not found/),
+    ]);
+    expect((await db.query('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1', [id]))[0].n).toBe(0);
+  }, TIMEOUT_MS);
+});

@@ -1,0 +1,184 @@
+import { Scope } from '../src/platform/catalog/scopes.js';
+import { startApi, type TestApi } from './support/api.js';
+import { rawRequest } from './support/raw-http.js';
+import { createTenantSession, type TenantSession } from './support/tenant-session.js';
+import { TEST_FAILURE_MESSAGE, TestResourcesModule } from './support/test-resources.module.js';
+
+const TRACE_ID = /^[\da-f]{32}$/;
+
+interface Res {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+function expectProblem(res: Res, status: number, detailKey: string, type: string): void {
+  expect(res.status).toBe(status);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({ status, detail_key: detailKey, type: `https://api.test.local/errors/${type}` });
+  expect(typeof res.body.title).toBe('string');
+  expect(typeof res.body.detail).toBe('string');
+  expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
+}
+
+describe('request pipeline and errors (e2e)', () => {
+  let api: TestApi;
+  let session: TenantSession;
+
+  beforeAll(async () => {
+    api = await startApi({ modules: [TestResourcesModule] });
+    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
+  });
+  afterAll(() => api.close());
+
+  describe('routing', () => {
+    it.each(['/nope', '/v1/nope', '/v1/test_events/x/y', '/'])('answers 404 route_not_found for %s, without a key', async (path) => {
+      expectProblem(await api.http.get(path), 404, 'errors.common.route_not_found', 'not-found');
+    });
+
+    it.each([
+      ['delete', '/v1/test_events', 'GET, HEAD, POST'],
+      ['patch', '/v1/test_events', 'GET, HEAD, POST'],
+      ['post', `/v1/test_events/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, 'GET, HEAD'],
+      ['post', '/v1/openapi.json', 'GET, HEAD'],
+      ['put', '/healthz', 'GET, HEAD'],
+    ] as const)('answers 405 with Allow to %s %s', async (method, path, allow) => {
+      const res = await api.http[method](path).set('Authorization', session.auth);
+      expectProblem(res, 405, 'errors.common.method_not_allowed', 'method-not-allowed');
+      expect(res.headers.allow).toBe(allow);
+    });
+  });
+
+  describe('request bodies', () => {
+    it('answers 422 malformed_json to a body that is not JSON', async () => {
+      const res = await api.http.post('/v1/test_events').set('Authorization', session.auth).set('Content-Type', 'application/json').send('{"a":');
+      expectProblem(res, 422, 'errors.common.validation.malformed_json', 'validation');
+    });
+
+    it('accepts a body of 1 MB and answers 413 to a larger one', async () => {
+      const payload = (size: number) => JSON.stringify({ pad: 'x'.repeat(size - 10) });
+      const fits = await api.http.post('/v1/test_events').set('Authorization', session.auth).set('Content-Type', 'application/json').send(payload(1000 * 1000));
+      expect(fits.status).toBe(201);
+      const res = await rawRequest(
+        api.app,
+        'POST',
+        '/v1/test_events',
+        { Authorization: session.auth, 'Content-Type': 'application/json' },
+        payload(1024 * 1024 + 1),
+      );
+      expectProblem({ ...res, headers: res.headers as Record<string, string>, body: JSON.parse(res.body.toString()) }, 413, 'errors.common.payload_too_large', 'payload-too-large');
+    });
+  });
+
+  describe('unexpected failures', () => {
+    it('answers a masked 500 problem with no stack or internal message', async () => {
+      const res = await api.http.get('/v1/test_failure');
+      expectProblem(res, 500, 'errors.common.internal', 'internal');
+      expect(Object.keys(res.body).sort()).toEqual(['detail', 'detail_key', 'status', 'title', 'type']);
+      expect(res.text).not.toContain(TEST_FAILURE_MESSAGE);
+      expect(res.text).not.toContain('db-internal');
+      expect(res.text).not.toMatch(/\bat .*\.(ts|js):\d+/);
+      expect(res.text).not.toMatch(/stack/i);
+    });
+  });
+
+  describe('problem type URLs', () => {
+    it('are built from ERRORS_BASE_URL when set', async () => {
+      const other = await startApi({ env: { ERRORS_BASE_URL: 'https://docs.example.test/problems/' } });
+      try {
+        const res = await other.http.get('/nope');
+        expect(res.body.type).toBe('https://docs.example.test/problems/not-found');
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('default to {PUBLIC_BASE_URL}/errors', async () => {
+      expect((await api.http.get('/v1/test_events')).body.type).toBe('https://api.test.local/errors/unauthorized');
+    });
+  });
+
+  describe('trace id', () => {
+    it.each([
+      ['a success', () => api.http.get('/v1/test_events').set('Authorization', session.auth), 200],
+      ['a 401', () => api.http.get('/v1/test_events'), 401],
+      ['an unknown route', () => api.http.get('/v1/unknown'), 404],
+      ['a 405', () => api.http.delete('/v1/openapi.json'), 405],
+      ['a refused version', () => api.http.get('/v1/openapi.json').set('OH-Version', '1999-01-01'), 400],
+      ['a 500', () => api.http.get('/v1/test_failure'), 500],
+      ['a health probe', () => api.http.get('/healthz'), 200],
+    ])('is on %s', async (_, send, status) => {
+      const res = await send();
+      expect(res.status).toBe(status);
+      expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
+    });
+
+    it('is fresh for every request', async () => {
+      const ids = await Promise.all(Array.from({ length: 5 }, async () => (await api.http.get('/healthz')).headers['x-trace-id']));
+      expect(new Set(ids).size).toBe(5);
+    });
+
+    it('continues the trace of a valid W3C traceparent', async () => {
+      const res = await api.http.get('/nope').set('traceparent', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
+      expect(res.headers['x-trace-id']).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    });
+
+    it.each(['garbage', '00-00000000000000000000000000000000-00f067aa0ba902b7-01', '00-4BF92F35-00f067aa0ba902b7-01'])(
+      'ignores the invalid traceparent %p',
+      async (traceparent) => {
+        const res = await api.http.get('/healthz').set('traceparent', traceparent);
+        expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
+        expect(res.headers['x-trace-id']).not.toMatch(/^0+$/);
+      },
+    );
+  });
+
+  describe('versioning', () => {
+    it('serves the current version when OH-Version is absent and says so', async () => {
+      const res = await api.http.get('/v1/test_events').set('Authorization', session.auth);
+      expect(res.status).toBe(200);
+      expect(res.headers['oh-version']).toBe('2026-05-16');
+    });
+
+    it('serves a requested supported version', async () => {
+      const res = await api.http.get('/v1/test_events').set('Authorization', session.auth).set('OH-Version', '2026-05-16');
+      expect(res.status).toBe(200);
+      expect(res.headers['oh-version']).toBe('2026-05-16');
+    });
+
+    it.each(['2099-01-01', 'latest', '2026-5-16', ''])('answers 400 to the unsupported version %p', async (version) => {
+      const res = await api.http.get('/v1/test_events').set('Authorization', session.auth).set('OH-Version', version);
+      expectProblem(res, 400, 'errors.platform.versioning.unsupported_version', 'unsupported-version');
+    });
+
+    it('answers 410 to a sunset version', async () => {
+      const sunset = await startApi({ modules: [TestResourcesModule], env: { API_SUNSET_VERSIONS: '2025-01-01' } });
+      try {
+        const res = await sunset.http.get('/v1/test_events').set('Authorization', session.auth).set('OH-Version', '2025-01-01');
+        expect(res.status).toBe(410);
+        expect(res.body).toMatchObject({ status: 410, detail_key: 'errors.platform.versioning.version_sunset' });
+        expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
+        expect((await sunset.http.get('/v1/test_events').set('Authorization', session.auth)).status).toBe(200);
+      } finally {
+        await sunset.close();
+      }
+    });
+  });
+
+  describe('path ids', () => {
+    it.each(['not-a-uuid', '123', `${'g'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`])('answers 422 invalid_input to the id %p', async (id) => {
+      const res = await api.http.get(`/v1/test_events/${id}`).set('Authorization', session.auth);
+      expectProblem(res, 422, 'errors.common.validation.invalid_input', 'validation');
+      expect(res.body.field).toBe('id');
+    });
+
+    it('looks a well-formed id up', async () => {
+      const created = await api.http.post('/v1/test_events').set('Authorization', session.auth).send({ n: 1 });
+      const found = await api.http.get(`/v1/test_events/${String(created.body.id).toUpperCase()}`).set('Authorization', session.auth);
+      expect(found.status).toBe(200);
+      expect(found.body).toEqual({ id: created.body.id, type: 'fin.invoice.created' });
+      const missing = await api.http.get('/v1/test_events/00000000-0000-4000-8000-000000000000').set('Authorization', session.auth);
+      expectProblem(missing, 404, 'errors.integrations.invoices.not_found', 'not-found');
+    });
+  });
+});

@@ -1,0 +1,174 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { gunzipSync } from 'node:zlib';
+import { startApi, type TestApi } from './support/api.js';
+import { rawRequest } from './support/raw-http.js';
+import { TestResourcesModule } from './support/test-resources.module.js';
+
+const run = promisify(execFile);
+const TRACE_ID = /^[\da-f]{32}$/;
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+type Json = Record<string, any>;
+
+function operations(document: Json): { method: string; path: string; operation: Json }[] {
+  return Object.entries(document.paths as Json).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ method, path, operation: item[method] as Json })),
+  );
+}
+
+describe('OpenAPI document (e2e)', () => {
+  let api: TestApi;
+  let document: Json;
+
+  beforeAll(async () => {
+    api = await startApi({ modules: [TestResourcesModule] });
+    document = JSON.parse((await rawRequest(api.app, 'GET', '/v1/openapi.json')).body.toString('utf8'));
+  });
+  afterAll(() => api.close());
+
+  describe('content', () => {
+    it('is OpenAPI 3.1 with servers from PUBLIC_BASE_URL and conventions in its description', () => {
+      expect(document.openapi).toBe('3.1.0');
+      expect(document.servers).toEqual([{ url: 'https://api.test.local' }]);
+      expect(document.info.version).toBe('2026-05-16');
+      for (const phrase of ['_minor', 'RFC 3339', 'x-trace-id', 'OH-Version', 'https://api.test.local/errors']) {
+        expect(document.info.description).toContain(phrase);
+      }
+    });
+
+    it('describes the apiKey bearer scheme and the oh_live_ key format', () => {
+      expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'oh_live_<prefix>_<secret>' });
+    });
+
+    it('includes every mounted controller (test routes too) but not the health probes', () => {
+      expect(Object.keys(document.paths).sort()).toEqual(['/v1/openapi.json', '/v1/test_events', '/v1/test_events/{id}', '/v1/test_failure']);
+    });
+
+    it('lists the scopes of protected operations and no security for public ones', () => {
+      expect(document.paths['/v1/test_events'].get.security).toEqual([{ apiKey: ['int:fin.invoices:read'] }]);
+      expect(document.paths['/v1/test_events'].post.security).toEqual([{ apiKey: ['int:fin.invoices:write'] }]);
+      expect(document.paths['/v1/openapi.json'].get.security).toEqual([]);
+    });
+
+    it('puts the OH-Version header parameter on every operation', () => {
+      expect(document.components.parameters.OhVersion).toMatchObject({ name: 'OH-Version', in: 'header', required: false });
+      expect(document.components.parameters.OhVersion.description).toMatch(/2026-05-16.*400.*410/s);
+      for (const { operation } of operations(document)) {
+        expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/OhVersion' });
+      }
+    });
+
+    it('answers every error response with the Problem schema, and documents 400, 410 and 500 everywhere', () => {
+      expect(Object.keys(document.components.schemas.ProblemDto.properties)).toEqual(
+        expect.arrayContaining(['type', 'title', 'status', 'detail', 'detail_key', 'errors', 'missing_scope']),
+      );
+      let errorResponses = 0;
+      for (const { operation } of operations(document)) {
+        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '410', '500']));
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          expect(response.headers['x-trace-id']).toEqual({ $ref: '#/components/headers/TraceId' });
+          if (Number(status) < 400) continue;
+          errorResponses += 1;
+          expect(response.content).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } });
+        }
+      }
+      expect(errorResponses).toBeGreaterThan(20);
+      expect(Object.keys(document.paths['/v1/test_events'].post.responses)).toEqual(expect.arrayContaining(['413', '422']));
+    });
+  });
+
+  describe('delivery', () => {
+    it('needs no key and serves the same bytes every time with a strong ETag of those bytes', async () => {
+      const first = await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'Accept-Encoding': 'identity' });
+      const second = await rawRequest(api.app, 'GET', '/v1/openapi.json');
+      expect(first.status).toBe(200);
+      expect(first.headers['content-type']).toMatch(/^application\/json/);
+      expect(first.headers['content-encoding']).toBeUndefined();
+      expect(first.headers['cache-control']).toBe('public, max-age=300');
+      expect(first.headers.vary).toBe('Accept-Encoding');
+      expect(first.headers['x-trace-id']).toMatch(TRACE_ID);
+      expect(second.body.equals(first.body)).toBe(true);
+      expect(second.headers.etag).toBe(first.headers.etag);
+      expect(first.headers.etag).toBe(`"${createHash('sha256').update(first.body).digest('base64url')}"`);
+      expect(Number(first.headers['content-length'])).toBe(first.body.length);
+    });
+
+    it('gzips when the request accepts it, with its own strong ETag', async () => {
+      const plain = await rawRequest(api.app, 'GET', '/v1/openapi.json');
+      for (const accept of ['gzip', 'gzip, deflate, br', 'br;q=1, gzip;q=0.5', '*']) {
+        const zipped = await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'Accept-Encoding': accept });
+        expect(zipped.headers['content-encoding']).toBe('gzip');
+        expect(zipped.headers.vary).toBe('Accept-Encoding');
+        expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+        expect(zipped.headers.etag).toBe(plain.headers.etag!.replace(/"$/, '-gzip"'));
+      }
+      for (const accept of ['identity', 'gzip;q=0', 'br']) {
+        const res = await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'Accept-Encoding': accept });
+        expect(res.headers['content-encoding']).toBeUndefined();
+        expect(res.body.equals(plain.body)).toBe(true);
+      }
+    });
+
+    it('answers 304 with no body to a matching If-None-Match, trace id included', async () => {
+      const plain = await rawRequest(api.app, 'GET', '/v1/openapi.json');
+      const zipped = await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'Accept-Encoding': 'gzip' });
+      const etag = plain.headers.etag!;
+      for (const [header, encoding] of [
+        [etag, 'identity'],
+        [zipped.headers.etag!, 'gzip'],
+        [`W/${etag}`, 'identity'],
+        [`"something-else", ${etag}`, 'identity'],
+        [etag, 'gzip'],
+        ['*', 'identity'],
+      ]) {
+        const res = await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'If-None-Match': header, 'Accept-Encoding': encoding });
+        expect(res.status).toBe(304);
+        expect(res.body.length).toBe(0);
+        expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
+        expect(res.headers.etag).toBe(encoding === 'gzip' ? zipped.headers.etag : etag);
+        expect(res.headers['cache-control']).toBe('public, max-age=300');
+      }
+    });
+
+    it('answers 200 when If-None-Match names another version', async () => {
+      const res = await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'If-None-Match': '"outdated"' });
+      expect(res.status).toBe(200);
+      expect(res.body.length).toBeGreaterThan(1000);
+    });
+
+    it('serves Swagger UI at /docs without a key', async () => {
+      const res = await api.http.get('/docs');
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/html/);
+      expect(res.text).toContain('swagger-ui');
+      expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
+    });
+  });
+
+  describe('export script (dist/openapi-export.js)', () => {
+    const script = join(process.cwd(), 'dist/openapi-export.js');
+
+    it('writes the document the production API serves, without a database', async () => {
+      const production = await startApi();
+      try {
+        const served = JSON.parse((await rawRequest(production.app, 'GET', '/v1/openapi.json')).body.toString('utf8'));
+        const target = join(await mkdtemp(join(tmpdir(), 'openapi-')), 'openapi.json');
+        await run(process.execPath, [script, target], {
+          env: { ...process.env, PUBLIC_BASE_URL: 'https://api.test.local', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/unreachable', REDIS_URL: 'redis://127.0.0.1:1' },
+        });
+        expect(JSON.parse(await readFile(target, 'utf8'))).toEqual(served);
+      } finally {
+        await production.close();
+      }
+    });
+
+    it('refuses to run without an output path', async () => {
+      await expect(run(process.execPath, [script])).rejects.toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('usage') });
+    });
+  });
+});
