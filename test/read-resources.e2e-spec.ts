@@ -1,7 +1,8 @@
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
+import { buildOpenApiDocument } from '../src/platform/openapi/openapi-document.js';
 import { startApi, type TestApi } from './support/api.js';
 import { seedRecords } from './support/demo-data.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
@@ -304,7 +305,7 @@ describe('read resources: fleet, HR, support, documents (e2e)', () => {
     // 120 per resource: more than the default page (50) and the largest one (100).
     await seedRecords(api.app, company.tenant.id, 120, 1);
     otherIds = await seedRecords(api.app, other.tenant.id, 9, 2);
-    openapi = SwaggerModule.createDocument(api.app, new DocumentBuilder().setOpenAPIVersion('3.1.0').build());
+    openapi = buildOpenApiDocument(api.app, api.config);
   });
   afterAll(() => api.close());
 

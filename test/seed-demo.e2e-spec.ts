@@ -1,7 +1,8 @@
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { buildOpenApiDocument } from '../src/platform/openapi/openapi-document.js';
 import { startApi, type TestApi } from './support/api.js';
 import { type CliRun, runCli } from './support/cli.js';
 
@@ -47,7 +48,7 @@ describe('seed:demo (e2e)', () => {
     demo = run.json as unknown as DemoOutput;
     api = await startApi();
     db = api.app.get(DataSource);
-    openapi = SwaggerModule.createDocument(api.app, new DocumentBuilder().setOpenAPIVersion('3.1.0').build());
+    openapi = buildOpenApiDocument(api.app, api.config);
   }, 60_000);
   afterAll(() => api?.close());
 
