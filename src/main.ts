@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { createApiApp } from './app/create-api-app.js';
+import { createWorkerContext } from './app/create-worker-context.js';
 import { ConfigError, loadConfig } from './platform/config/app-config.js';
 import { migrate } from './platform/database/database.js';
 import { createLogger } from './platform/logging/logger.js';
@@ -19,7 +20,10 @@ async function main(): Promise<void> {
     logger.info({ port }, `REST API listening on port ${port}`);
   }
   if (config.hasRole('mcp')) logger.warn('the agent-tool server (mcp role) is not part of this build yet');
-  if (config.hasRole('worker')) logger.warn('the worker role has no jobs in this build yet');
+  if (config.hasRole('worker')) {
+    await createWorkerContext(config);
+    logger.info('worker started');
+  }
 }
 
 main().catch((error: unknown) => {

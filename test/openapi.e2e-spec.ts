@@ -49,8 +49,22 @@ describe('OpenAPI document (e2e)', () => {
       // Every route express mounts, `:id` written as OpenAPI's `{id}`; feature modules add theirs.
       const stack = (api.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string } }[] } }).router.stack;
       const mounted = new Set(stack.flatMap(({ route }) => (route ? [route.path.replace(/:(\w+)/g, '{$1}')] : [])));
-      expect([...mounted]).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/v1/openapi.json', '/v1/test_events', '/v1/test_events/{id}', '/v1/test_failure']));
+      expect([...mounted]).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/v1/openapi.json', '/v1/test_events', '/v1/test_events/{id}', '/v1/test_failure', '/v1/invoices/{id}/void']));
       expect(Object.keys(document.paths).sort()).toEqual([...mounted].filter((path) => path.startsWith('/v1/')).sort());
+    });
+
+    it('documents the Idempotency-Key header and its 409 on @Idempotent() operations only', () => {
+      const post = document.paths['/v1/test_events'].post;
+      expect(post.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
+      expect(post.responses['409'].description).toMatch(/errors\.idempotency\.body_mismatch.*in_progress.*replay_unavailable/s);
+      expect(document.paths['/v1/test_events'].get.parameters).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }));
+    });
+
+    it('lists the windows of a named rate limit', () => {
+      expect(document.paths['/v1/test_rate_limits/replay_failed'].get['x-rate-limit']).toEqual([
+        { name: 'webhook_replay_failed', limit: 5, window_seconds: 60 },
+        { name: 'webhook_replay_failed_hourly', limit: 30, window_seconds: 3600 },
+      ]);
     });
 
     it('lists the scopes of protected operations and no security for public ones', () => {

@@ -71,7 +71,7 @@ describe('seed:demo (e2e)', () => {
     expect(new Set(Object.values(demo.keys)).size).toBe(4);
     expect(Object.keys(demo.user)).toEqual(['id']);
     expect(demo.mcp_token).toMatch(/^oht_[a-z0-9]{12}_[A-Za-z0-9]{43}$/);
-    expect(Array.isArray(demo.customer_ids)).toBe(true);
+    expect(demo.customer_ids.length).toBeGreaterThan(0);
     for (const id of demo.customer_ids) expect(id).toMatch(UUID);
   });
 
@@ -108,7 +108,7 @@ describe('seed:demo (e2e)', () => {
   it('answers every read list with the 120 records through the read key, and each item by id', async () => {
     const lists = readLists();
     expect(lists.map(({ path }) => path)).toEqual(
-      expect.arrayContaining(['/v1/vehicles', '/v1/work_orders', '/v1/fuel_logs', '/v1/employees', '/v1/leave_requests', '/v1/timesheets', '/v1/tickets', '/v1/documents']),
+      expect.arrayContaining(['/v1/invoices', '/v1/payments', '/v1/bills', '/v1/purchase_orders', '/v1/vehicles', '/v1/work_orders', '/v1/fuel_logs', '/v1/employees', '/v1/leave_requests', '/v1/timesheets', '/v1/tickets', '/v1/documents']),
     );
     for (const { path } of lists) {
       const ids: string[] = [];
@@ -155,6 +155,18 @@ describe('seed:demo (e2e)', () => {
     );
     expect(links).toEqual({ orphan_drivers: 0, drivers: expect.any(Number), orphan_assignees: 0, orphan_documents: 0 });
     expect(links.drivers).toBeGreaterThan(0);
+  });
+
+  // Last of the API checks: it adds an invoice to the company.
+  it('prints customer ids of the demo company that new invoices can use', async () => {
+    const [{ count }] = await db.query('SELECT count(*)::int AS count FROM customers WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [demo.tenant.id, demo.customer_ids]);
+    expect(count).toBe(demo.customer_ids.length);
+    const res = await api.http
+      .post('/v1/invoices')
+      .set('Authorization', `Bearer ${demo.keys.finance_write}`)
+      .send({ customer_id: demo.customer_ids[0], currency: 'EUR', lines: [{ description: 'Demo', qty: 1, unit_price_minor: 1000, tax_rate: 19 }] });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ customer_id: demo.customer_ids[0], status: 'draft' });
   });
 
   it('makes the same company each time (seeded faker), under a new id and slug', async () => {

@@ -1,20 +1,31 @@
-import { Body, Controller, Get, HttpCode, Inject, Module, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Module, Param, Patch, Post, Query, Res } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { Response } from 'express';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { type AuthContext, CurrentAuth } from '../../src/platform/auth/auth-context.js';
 import { Public, RequireScopes } from '../../src/platform/auth/require-scopes.decorator.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
+import { AppConfig } from '../../src/platform/config/app-config.js';
 import { DomainException } from '../../src/platform/errors/domain.exception.js';
 import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
 import { OutboxEvent } from '../../src/platform/events/event.entity.js';
+import { Idempotent } from '../../src/platform/idempotency/idempotent.decorator.js';
 import { type PageRequest, PageParams } from '../../src/platform/pagination/page.js';
 import { Paginator } from '../../src/platform/pagination/paginator.service.js';
+import { RateLimit } from '../../src/platform/rate-limit/rate-limit.decorator.js';
 import { UuidPipe } from '../../src/platform/validation/uuid.pipe.js';
+
+/** `?delay_ms=` lets a test hold a request open, to send a concurrent repeat meanwhile. */
+async function delay(delayMs: string | undefined): Promise<void> {
+  if (delayMs !== undefined) await sleep(Math.min(Number(delayMs) || 0, 5000));
+}
 
 /**
  * Test-only routes over the outbox table, to exercise the paginator and request pipeline
  * before real resources exist. Mounted by tests through startApi({ modules }), never in
- * production.
+ * production. Every POST publishes exactly one event per execution, so tests count executions
+ * by counting the company's events.
  */
 @Controller('v1/test_events')
 class TestEventsController {
@@ -22,6 +33,7 @@ class TestEventsController {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(Paginator) private readonly paginator: Paginator,
     @Inject(EventPublisher) private readonly events: EventPublisher,
+    @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
 
   @Get()
@@ -46,8 +58,98 @@ class TestEventsController {
   @Post()
   @HttpCode(201)
   @RequireScopes(Scope.FinInvoicesWrite)
-  async create(@CurrentAuth() auth: AuthContext, @Body() body: unknown) {
-    return this.dataSource.transaction((manager) => this.events.publish(manager, auth.tenantId, 'fin.invoice.created', body));
+  @Idempotent()
+  async create(
+    @CurrentAuth() auth: AuthContext,
+    @Body() body: unknown,
+    @Query('delay_ms') delayMs: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    await delay(delayMs);
+    const event = await this.dataSource.transaction((manager) => this.events.publish(manager, auth.tenantId, 'fin.invoice.created', body));
+    response.setHeader('Location', `${this.config.publicBaseUrl}/v1/test_events/${event.id}`);
+    return event;
+  }
+}
+
+/**
+ * One idempotent route per kind of answer: each execution publishes one event (committed
+ * before the answer, like a real change), then answers as `:outcome` says.
+ */
+@Controller('v1/test_idempotency')
+class TestIdempotencyController {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(EventPublisher) private readonly events: EventPublisher,
+  ) {}
+
+  @Post(':outcome')
+  @RequireScopes(Scope.FinInvoicesWrite)
+  @Idempotent()
+  async post(@CurrentAuth() auth: AuthContext, @Param('outcome') outcome: string, @Body() body: unknown, @Query('delay_ms') delayMs: string | undefined) {
+    await delay(delayMs);
+    return this.answer(auth, outcome, body);
+  }
+
+  @Patch('items/:id')
+  @RequireScopes(Scope.FinInvoicesWrite)
+  @Idempotent()
+  async patch(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Body() body: unknown) {
+    return this.answer(auth, 'ok', { id, body });
+  }
+
+  @Delete('items/:id')
+  @HttpCode(204)
+  @RequireScopes(Scope.FinInvoicesWrite)
+  @Idempotent()
+  async remove(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string): Promise<void> {
+    await this.answer(auth, 'ok', { id });
+  }
+
+  private async answer(auth: AuthContext, outcome: string, body: unknown): Promise<unknown> {
+    const event = await this.dataSource.transaction((manager) => this.events.publish(manager, auth.tenantId, 'fin.invoice.updated', { outcome, body }));
+    switch (outcome) {
+      case 'large':
+        return { id: event.id, padding: 'x'.repeat(300 * 1024) };
+      case 'invalid_reference':
+        throw new DomainException('InvalidReference', 'The customer does not exist.', { field: 'customer_id' });
+      case 'invalid_input':
+        throw new DomainException('InvalidInput', 'Malformed id.', { field: 'id', code: 'invalid_format' });
+      case 'validation_failed':
+        throw new DomainException('InvoiceValidationFailed', 'notes is too long.', {
+          errors: [{ path: 'notes', code: 'too_long', message: 'notes is over 2,000 characters' }],
+        });
+      case 'not_found':
+        throw new DomainException('InvoicesNotFound', 'No such invoice.');
+      case 'crash':
+        throw new Error('simulated failure with a secret detail');
+      default:
+        return { id: event.id, outcome };
+    }
+  }
+}
+
+/** Routes under the named rate limits, and one without API key (never counted). */
+@Controller('v1/test_rate_limits')
+class TestRateLimitsController {
+  @Get('public')
+  @Public()
+  open() {
+    return { ok: true };
+  }
+
+  @Get('replay')
+  @RequireScopes(Scope.WebhooksManage)
+  @RateLimit('webhook_replay')
+  replay() {
+    return { ok: true };
+  }
+
+  @Get('replay_failed')
+  @RequireScopes(Scope.WebhooksManage)
+  @RateLimit('webhook_replay_failed')
+  replayFailed() {
+    return { ok: true };
   }
 }
 
@@ -65,5 +167,5 @@ class TestFailureController {
 
 export const TEST_FAILURE_MESSAGE = TestFailureController.SECRET_MESSAGE;
 
-@Module({ controllers: [TestEventsController, TestFailureController] })
+@Module({ controllers: [TestEventsController, TestIdempotencyController, TestRateLimitsController, TestFailureController] })
 export class TestResourcesModule {}

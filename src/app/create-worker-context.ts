@@ -1,0 +1,20 @@
+import type { INestApplicationContext, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger } from 'nestjs-pino';
+import type { AppConfig } from '../platform/config/app-config.js';
+import { WorkerModule } from './worker.module.js';
+
+/**
+ * Builds and starts the worker role: handlers checked, repeating jobs scheduled, workers
+ * pulling jobs. `close()` lets running jobs finish and disconnects from Redis.
+ */
+export async function createWorkerContext(config: AppConfig, extraModules: Type[] = []): Promise<INestApplicationContext> {
+  const context = await NestFactory.createApplicationContext(WorkerModule.register(config, extraModules), {
+    bufferLogs: true,
+    abortOnError: false,
+  });
+  // JSON logs through pino, like the API role.
+  context.useLogger(context.get(Logger));
+  context.enableShutdownHooks();
+  return context;
+}

@@ -1,0 +1,28 @@
+import { type DynamicModule, Module, type Type } from '@nestjs/common';
+import { AppConfig } from '../platform/config/app-config.js';
+import { ConfigModule } from '../platform/config/config.module.js';
+import { LoggingModule } from '../platform/logging/logging.module.js';
+import { PlatformModule } from '../platform/platform.module.js';
+import { JobWorkerModule } from '../platform/queue/job-worker.module.js';
+import { FEATURE_MODULES } from './feature-modules.js';
+
+/**
+ * The worker role: the platform and the feature modules (whose providers hold the `@OnJob`
+ * handlers) plus the BullMQ workers. No HTTP server.
+ */
+@Module({})
+export class WorkerModule {
+  static register(config: AppConfig, extraModules: Type[] = []): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
+        PlatformModule,
+        ...FEATURE_MODULES,
+        ...extraModules,
+        JobWorkerModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import { FinanceApplicationService } from '../finance/finance-application.service.js';
+import { ReferenceDataService } from '../finance/reference-data.service.js';
+import { type CommandGroupDeps, integer } from './cli-program.js';
+
+/** Reference data and the Finance application's operations (operations.md). */
+export function financeCommands(program: Command, { context, output }: CommandGroupDeps): void {
+  const referenceData = async () => (await context()).get(ReferenceDataService);
+  const finance = async () => (await context()).get(FinanceApplicationService);
+
+  program
+    .command('customer:create')
+    .requiredOption('--tenant <id>')
+    .option('--name <name>')
+    .action(async (options: { tenant: string; name?: string }) => {
+      const customer = await (await referenceData()).createCustomer(options.tenant, options.name);
+      output({ id: customer.id });
+    });
+
+  program
+    .command('product:create')
+    .requiredOption('--tenant <id>')
+    .option('--name <name>')
+    .action(async (options: { tenant: string; name?: string }) => {
+      const product = await (await referenceData()).createProduct(options.tenant, options.name);
+      output({ id: product.id });
+    });
+
+  program
+    .command('tax-rate:create')
+    .requiredOption('--tenant <id>')
+    .requiredOption('--rate <percent>', 'percentage, 0 to 100 (19 means 19 %)')
+    .action(async (options: { tenant: string; rate: string }) => {
+      const rate = await (await referenceData()).createTaxRate(options.tenant, options.rate);
+      output({ id: rate.id });
+    });
+
+  program
+    .command('invoice:issue')
+    .requiredOption('--tenant <id>')
+    .requiredOption('--invoice <id>')
+    .action(async (options: { tenant: string; invoice: string }) => output(await (await finance()).issue(options.tenant, options.invoice)));
+
+  program
+    .command('invoice:mark-overdue')
+    .requiredOption('--tenant <id>')
+    .requiredOption('--invoice <id>')
+    .action(async (options: { tenant: string; invoice: string }) => output(await (await finance()).markOverdue(options.tenant, options.invoice)));
+
+  program
+    .command('payment:record')
+    .requiredOption('--tenant <id>')
+    .requiredOption('--invoice <id>')
+    .requiredOption('--amount-minor <n>', 'whole minor units, 1 up to the balance', integer)
+    .action(async (options: { tenant: string; invoice: string; amountMinor: number }) =>
+      output(await (await finance()).recordPayment(options.tenant, options.invoice, options.amountMinor)),
+    );
+
+  program
+    .command('payment:refund')
+    .requiredOption('--tenant <id>')
+    .requiredOption('--payment <id>')
+    .action(async (options: { tenant: string; payment: string }) => output(await (await finance()).refundPayment(options.tenant, options.payment)));
+}

@@ -1,0 +1,23 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * Gap-free document numbers per company, kind and year: `INV-2026-000001`, `CN-2026-000001`,
+ * `PO-2026-000001`. The counter row is updated inside the caller's transaction, so concurrent
+ * issuers queue on its row lock and a rolled-back transaction gives its number back.
+ */
+const PREFIX = { invoice: 'INV', credit_note: 'CN', purchase_order: 'PO' } as const;
+export type DocumentKind = keyof typeof PREFIX;
+
+export function formatDocumentNumber(kind: DocumentKind, year: number, value: number): string {
+  return `${PREFIX[kind]}-${String(year).padStart(4, '0')}-${String(value).padStart(6, '0')}`;
+}
+
+export async function nextDocumentNumber(manager: EntityManager, tenantId: string, kind: DocumentKind, year: number): Promise<string> {
+  const rows: { last_value: string }[] = await manager.query(
+    `INSERT INTO finance_number_sequences (tenant_id, kind, year, last_value) VALUES ($1, $2, $3, 1)
+     ON CONFLICT (tenant_id, kind, year) DO UPDATE SET last_value = finance_number_sequences.last_value + 1
+     RETURNING last_value`,
+    [tenantId, kind, year],
+  );
+  return formatDocumentNumber(kind, year, Number(rows[0].last_value));
+}

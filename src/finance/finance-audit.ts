@@ -1,0 +1,24 @@
+import type { EntityManager } from 'typeorm';
+import { type FinanceActor, FinanceAuditEntry } from './finance-audit-entry.entity.js';
+
+export interface AuditRecord {
+  tenantId: string;
+  entityType: FinanceAuditEntry['entityType'];
+  entityId: string;
+  action: string;
+  reason?: string | null;
+  actor: FinanceActor;
+}
+
+/** Appends to the finance audit trail inside the transaction that makes the change. */
+export async function recordAudit(manager: EntityManager, record: AuditRecord): Promise<void> {
+  await manager.getRepository(FinanceAuditEntry).insert({
+    tenantId: record.tenantId,
+    entityType: record.entityType,
+    entityId: record.entityId,
+    action: record.action,
+    reason: record.reason ?? null,
+    actor: record.actor.kind,
+    apiKeyId: record.actor.kind === 'api_key' ? record.actor.apiKeyId : null,
+  });
+}

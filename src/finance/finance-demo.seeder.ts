@@ -1,0 +1,305 @@
+import { Injectable } from '@nestjs/common';
+import type { Faker } from '@faker-js/faker';
+import type { EntityManager } from 'typeorm';
+import type { DemoSeedContext, DemoSeeder } from '../platform/demo/demo-seeder.js';
+import { Tenant } from '../platform/tenancy/tenant.entity.js';
+import { addDays, yearOf } from './calendar-date.js';
+import { Bill } from './bill.entity.js';
+import { CreditNote } from './credit-note.entity.js';
+import { Customer } from './customer.entity.js';
+import { nextDocumentNumber } from './document-numbers.js';
+import { recordAudit } from './finance-audit.js';
+import { InvoiceLine } from './invoice-line.entity.js';
+import { Invoice, type InvoiceStatus } from './invoice.entity.js';
+import { decimalOf, formatDecimal, invoiceTotals, lineAmounts, parseDecimal } from './invoice-totals.js';
+import { Payment } from './payment.entity.js';
+import { Product } from './product.entity.js';
+import { PurchaseOrder } from './purchase-order.entity.js';
+import { TaxRate } from './tax-rate.entity.js';
+
+const INVOICE_STATES: InvoiceStatus[] = ['draft', 'issued', 'partial', 'overdue', 'paid', 'void'];
+const BILL_STATES = ['open', 'partial', 'paid', 'overdue', 'draft', 'void'] as const;
+const PURCHASE_ORDER_STATES = ['draft', 'sent', 'partially_received', 'received', 'closed', 'cancelled'] as const;
+const TAX_RATES = ['19', '7', '0'];
+const FAILURE_REASONS = ['insufficient_funds', 'card_declined', 'account_closed'];
+const YEAR_US = 365 * 24 * 3600 * 1_000_000;
+const DAY_US = 24 * 3600 * 1_000_000;
+
+/**
+ * Timestamps in microseconds since the epoch, oldest first, spread over the year before `end`
+ * minus 45 days (room for the later events of a record: issue, payment, overdue, void).
+ */
+function timeline(faker: Faker, count: number, end: number): number[] {
+  return withTies(Array.from({ length: count }, () => end - faker.number.int({ min: 45 * DAY_US, max: YEAR_US })).sort((a, b) => a - b));
+}
+
+/**
+ * Makes every fourth timestamp of an ascending list equal to the next one, to the microsecond,
+ * so lists have ties broken by id. Moving a time later keeps it after whatever it follows.
+ */
+function withTies(ascending: number[]): number[] {
+  for (let i = 1; i < ascending.length; i += 4) ascending[i - 1] = ascending[i];
+  return ascending;
+}
+
+interface PaymentSeed {
+  invoiceId?: string | null;
+  billId?: string;
+  amountMinor: number;
+  status: Payment['status'];
+  failureReason?: string | null;
+  time: number;
+}
+
+/** A timestamptz to the microsecond, as SQL: Date objects would cut it to the millisecond. */
+function at(micros: number): () => string {
+  const seconds = Math.floor(micros / 1_000_000);
+  const fraction = String(micros % 1_000_000).padStart(6, '0');
+  return () => `'${new Date(seconds * 1000).toISOString().slice(0, 19)}.${fraction}Z'::timestamptz`;
+}
+
+const dateOf = (micros: number): string => new Date(Math.floor(micros / 1000)).toISOString().slice(0, 10);
+
+interface Ids {
+  customers: string[];
+  products: string[];
+  taxRates: { id: string; rate: string }[];
+}
+
+/**
+ * Finance demo data for `seed:demo`: customers, products, tax rates, and `records` each of
+ * invoices (spread over draft, issued, partial, overdue, paid, void), payments, bills and
+ * purchase orders, consistent with each other (paid amounts match payments, voided invoices
+ * have credit notes, numbers come from the real sequences).
+ */
+@Injectable()
+export class FinanceDemoSeeder implements DemoSeeder {
+  async seed({ tenantId, records, faker, manager }: DemoSeedContext): Promise<{ customer_ids: string[] }> {
+    const now = Date.now() * 1000;
+    const tenant = await manager.getRepository(Tenant).findOneByOrFail({ id: tenantId });
+    const currency = tenant.currencies[0];
+    const ids = await this.referenceData(manager, faker, tenantId, records, now);
+
+    const invoices = await this.invoices(manager, faker, tenantId, currency, ids, records, now);
+    const orders = await this.purchaseOrders(manager, faker, tenantId, currency, records, now);
+    const billPayments = await this.bills(manager, faker, tenantId, currency, orders, records, now, records - invoices.payments.length);
+    const payments = [...invoices.payments, ...billPayments];
+    payments.push(...this.otherPayments(faker, invoices.unpaid, records - payments.length, now));
+    await this.insertPayments(manager, tenantId, currency, payments);
+    return { customer_ids: ids.customers };
+  }
+
+  private async referenceData(manager: EntityManager, faker: Faker, tenantId: string, records: number, now: number): Promise<Ids> {
+    const customerTimes = timeline(faker, Math.max(3, Math.ceil(records / 2)), now - YEAR_US);
+    const customers = await manager.getRepository(Customer).insert(
+      customerTimes.map((time) => {
+        const name = faker.company.name();
+        return { tenantId, name, email: faker.internet.email({ provider: 'example.com' }).toLowerCase(), createdAt: at(time), updatedAt: at(time) };
+      }),
+    );
+    const products = await manager
+      .getRepository(Product)
+      .insert(Array.from({ length: 6 }, () => ({ tenantId, name: faker.commerce.productName(), createdAt: at(now - YEAR_US), updatedAt: at(now - YEAR_US) })));
+    const taxRates = await manager.getRepository(TaxRate).insert(TAX_RATES.map((rate) => ({ tenantId, rate, name: `VAT ${rate} %` })));
+    return {
+      customers: customers.identifiers.map((row) => row.id as string),
+      products: products.identifiers.map((row) => row.id as string),
+      taxRates: taxRates.identifiers.map((row, index) => ({ id: row.id as string, rate: TAX_RATES[index] })),
+    };
+  }
+
+  private async invoices(manager: EntityManager, faker: Faker, tenantId: string, currency: string, ids: Ids, records: number, now: number) {
+    const payments: PaymentSeed[] = [];
+    const unpaid: string[] = [];
+    for (const [index, created] of timeline(faker, records, now).entries()) {
+      const status = INVOICE_STATES[index % INVOICE_STATES.length];
+      const lines = Array.from({ length: faker.number.int({ min: 1, max: 4 }) }, () => {
+        const rate = faker.helpers.arrayElement(ids.taxRates);
+        const qty = faker.helpers.arrayElement([1, 2, 3, 5, 10, 0.5, 1.5, 7.25]);
+        const unitPriceMinor = faker.number.int({ min: 500, max: 250_000 });
+        return {
+          description: faker.commerce.productName(),
+          qty,
+          unitPriceMinor,
+          rate,
+          productId: faker.datatype.boolean() ? faker.helpers.arrayElement(ids.products) : null,
+          ...lineAmounts(decimalOf(qty), BigInt(unitPriceMinor), parseDecimal(rate.rate)!),
+        };
+      });
+      const totals = invoiceTotals(lines);
+      const totalMinor = Number(totals.totalMinor);
+      const issueDate = dateOf(created);
+      const issued = created + faker.number.int({ min: 3600_000_000, max: DAY_US });
+      const paidMinor = status === 'paid' ? totalMinor : status === 'partial' ? Math.floor(totalMinor * faker.number.float({ min: 0.2, max: 0.8 })) : 0;
+      const { identifiers } = await manager.getRepository(Invoice).insert({
+        tenantId,
+        customerId: faker.helpers.arrayElement(ids.customers),
+        status,
+        number: status === 'draft' ? null : await nextDocumentNumber(manager, tenantId, 'invoice', yearOf(issueDate)),
+        currency,
+        subtotalMinor: Number(totals.subtotalMinor),
+        taxMinor: Number(totals.taxMinor),
+        totalMinor,
+        paidMinor,
+        balanceMinor: status === 'void' ? 0 : totalMinor - paidMinor,
+        issueDate,
+        dueDate: addDays(issueDate, faker.helpers.arrayElement([14, 30])),
+        issuedAt: status === 'draft' ? null : at(issued),
+        voidedAt: status === 'void' ? at(issued + DAY_US) : null,
+        overdueAt: status === 'overdue' ? at(issued + 31 * DAY_US) : null,
+        einvoiceStatus: 'none',
+        notes: faker.datatype.boolean() ? faker.lorem.sentence() : null,
+        createdAt: at(created),
+        updatedAt: at(status === 'draft' ? created : issued),
+      });
+      const invoiceId = identifiers[0].id as string;
+      await manager.getRepository(InvoiceLine).insert(
+        lines.map((line, position) => ({
+          tenantId,
+          invoiceId,
+          position,
+          description: line.description,
+          qty: formatDecimal(decimalOf(line.qty)),
+          unitPriceMinor: line.unitPriceMinor,
+          taxRate: line.rate.rate,
+          taxRateId: line.rate.id,
+          productId: line.productId,
+          netMinor: Number(line.netMinor),
+          taxMinor: Number(line.taxMinor),
+          createdAt: at(created),
+        })),
+      );
+      if (paidMinor > 0) payments.push({ invoiceId, amountMinor: paidMinor, status: 'received', time: issued + 2 * DAY_US });
+      if (status === 'issued' || status === 'overdue') unpaid.push(invoiceId);
+      if (status === 'void') {
+        await manager.getRepository(CreditNote).insert({
+          tenantId,
+          invoiceId,
+          number: await nextDocumentNumber(manager, tenantId, 'credit_note', yearOf(dateOf(issued + DAY_US))),
+          currency,
+          subtotalMinor: Number(totals.subtotalMinor),
+          taxMinor: Number(totals.taxMinor),
+          totalMinor,
+          reason: 'Issued to the wrong customer',
+          createdAt: at(issued + DAY_US),
+        });
+        await recordAudit(manager, {
+          tenantId,
+          entityType: 'invoice',
+          entityId: invoiceId,
+          action: 'invoice.voided',
+          reason: 'Issued to the wrong customer',
+          actor: { kind: 'finance_application' },
+        });
+      }
+    }
+    return { payments, unpaid };
+  }
+
+  private async purchaseOrders(manager: EntityManager, faker: Faker, tenantId: string, currency: string, records: number, now: number) {
+    const suppliers = Array.from({ length: 4 }, () => faker.company.name());
+    const orders: { id: string; supplierName: string }[] = [];
+    for (const [index, created] of timeline(faker, records, now).entries()) {
+      const orderDate = dateOf(created);
+      const subtotalMinor = faker.number.int({ min: 10_000, max: 5_000_000 });
+      const taxMinor = Math.round(subtotalMinor * 0.19);
+      const supplierName = faker.helpers.arrayElement(suppliers);
+      const { identifiers } = await manager.getRepository(PurchaseOrder).insert({
+        tenantId,
+        number: await nextDocumentNumber(manager, tenantId, 'purchase_order', yearOf(orderDate)),
+        supplierName,
+        status: PURCHASE_ORDER_STATES[index % PURCHASE_ORDER_STATES.length],
+        currency,
+        subtotalMinor,
+        taxMinor,
+        totalMinor: subtotalMinor + taxMinor,
+        orderDate,
+        expectedDate: faker.datatype.boolean() ? addDays(orderDate, faker.number.int({ min: 3, max: 30 })) : null,
+        createdAt: at(created),
+        updatedAt: at(created),
+      });
+      orders.push({ id: identifiers[0].id as string, supplierName });
+    }
+    return orders;
+  }
+
+  /** Bills, some against the purchase orders; returns their payments, at most `budget`. */
+  private async bills(
+    manager: EntityManager,
+    faker: Faker,
+    tenantId: string,
+    currency: string,
+    orders: { id: string; supplierName: string }[],
+    records: number,
+    now: number,
+    budget: number,
+  ): Promise<PaymentSeed[]> {
+    const payments: PaymentSeed[] = [];
+    for (const [index, created] of timeline(faker, records, now).entries()) {
+      const order = index % 2 === 0 ? orders[index % orders.length] : undefined;
+      let status: (typeof BILL_STATES)[number] = BILL_STATES[index % BILL_STATES.length];
+      // A bill shown as (partly) paid needs its payment; without room for one it stays open.
+      if ((status === 'paid' || status === 'partial') && payments.length >= budget) status = 'open';
+      const subtotalMinor = faker.number.int({ min: 5_000, max: 2_000_000 });
+      const taxMinor = Math.round(subtotalMinor * 0.19);
+      const totalMinor = subtotalMinor + taxMinor;
+      const paidMinor = status === 'paid' ? totalMinor : status === 'partial' ? Math.floor(totalMinor / 2) : 0;
+      const issueDate = dateOf(created);
+      const { identifiers } = await manager.getRepository(Bill).insert({
+        tenantId,
+        number: `${faker.string.alpha({ length: 2, casing: 'upper' })}-${yearOf(issueDate)}-${String(index + 1).padStart(5, '0')}`,
+        supplierName: order?.supplierName ?? faker.company.name(),
+        purchaseOrderId: order?.id ?? null,
+        status,
+        currency,
+        subtotalMinor,
+        taxMinor,
+        totalMinor,
+        paidMinor,
+        balanceMinor: status === 'void' ? 0 : totalMinor - paidMinor,
+        issueDate,
+        dueDate: addDays(issueDate, 30),
+        createdAt: at(created),
+        updatedAt: at(created),
+      });
+      if (paidMinor > 0) payments.push({ billId: identifiers[0].id as string, amountMinor: paidMinor, status: 'received', time: created + 5 * DAY_US });
+    }
+    return payments;
+  }
+
+  /** Fills the payments up to `count`: refunded and failed payments against unpaid invoices. */
+  private otherPayments(faker: Faker, unpaid: string[], count: number, now: number): PaymentSeed[] {
+    return timeline(faker, count, now).map((time, index) => ({
+      invoiceId: unpaid.length > 0 ? unpaid[index % unpaid.length] : null,
+      amountMinor: faker.number.int({ min: 1_000, max: 100_000 }),
+      status: index % 2 === 0 ? 'refunded' : 'failed',
+      failureReason: index % 2 === 0 ? null : faker.helpers.arrayElement(FAILURE_REASONS),
+      time,
+    }));
+  }
+
+  private async insertPayments(manager: EntityManager, tenantId: string, currency: string, payments: PaymentSeed[]): Promise<void> {
+    if (payments.length === 0) return;
+    const ordered = [...payments].sort((a, b) => a.time - b.time);
+    const times = withTies(ordered.map((payment) => payment.time));
+    await manager.getRepository(Payment).insert(
+      ordered.map((payment, index) => {
+        const time = times[index];
+        return {
+          tenantId,
+          invoiceId: payment.invoiceId ?? null,
+          billId: payment.billId ?? null,
+          amountMinor: payment.amountMinor,
+          currency,
+          direction: payment.billId ? ('out' as const) : ('in' as const),
+          status: payment.status,
+          receivedAt: at(time),
+          refundedAt: payment.status === 'refunded' ? at(time + DAY_US) : null,
+          failureReason: payment.failureReason ?? null,
+          createdAt: at(time),
+          updatedAt: at(payment.status === 'refunded' ? time + DAY_US : time),
+        };
+      }),
+    );
+  }
+}

@@ -1,0 +1,273 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
+import type { AuthContext } from '../platform/auth/auth-context.js';
+import { resourceErrorNames } from '../platform/catalog/errors.js';
+import { DomainException } from '../platform/errors/domain.exception.js';
+import { EventPublisher } from '../platform/events/event-publisher.service.js';
+import type { Page, PageRequest } from '../platform/pagination/page.js';
+import { Paginator } from '../platform/pagination/paginator.service.js';
+import { Tenant } from '../platform/tenancy/tenant.entity.js';
+import { todayUtc, yearOf } from './calendar-date.js';
+import { CreditNote } from './credit-note.entity.js';
+import { Customer } from './customer.entity.js';
+import { nextDocumentNumber } from './document-numbers.js';
+import type { InvoiceDto } from './dto/invoice.dto.js';
+import { recordAudit } from './finance-audit.js';
+import {
+  CurrencyNotEnabledException,
+  InvalidReferenceException,
+  InvoiceLineInvalidException,
+  InvoiceNotFoundException,
+} from './finance.errors.js';
+import { invoiceResource } from './finance.representation.js';
+import { assertDueNotBeforeIssue, type InvoiceLineInput, parseCreateInvoice, parseInvoiceChanges, parseVoidRequest } from './invoice-input.js';
+import { InvoiceLine } from './invoice-line.entity.js';
+import { VOIDABLE_STATUSES } from './invoice-status.js';
+import { decimalEquals, type Decimal, formatDecimal, invoiceTotals, lineAmounts, parseDecimal, withinMaxMinor } from './invoice-totals.js';
+import { Invoice } from './invoice.entity.js';
+import { Payment } from './payment.entity.js';
+import { Product } from './product.entity.js';
+import { TaxRate } from './tax-rate.entity.js';
+
+/**
+ * The invoice API: reads, and the three writes the spec allows (create a draft, change a
+ * draft's header, void an issued invoice). Each write is one transaction that also writes its
+ * outbox event; state-changing writes lock the invoice row first, so concurrent requests on one
+ * invoice are serialised and the loser sees the winner's result.
+ */
+@Injectable()
+export class InvoicesService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(Paginator) private readonly paginator: Paginator,
+    @Inject(EventPublisher) private readonly events: EventPublisher,
+  ) {}
+
+  async list(tenantId: string, page: PageRequest): Promise<Page<InvoiceDto>> {
+    const query = this.dataSource.getRepository(Invoice).createQueryBuilder('invoice').where('invoice.tenant_id = :tenantId', { tenantId });
+    const invoices = await this.paginator.paginate(query, page, {
+      list: 'invoices',
+      invalidCursor: resourceErrorNames('invoices').invalidCursor,
+      map: (invoice) => invoice,
+    });
+    const lines = await this.linesOf(this.dataSource.manager, tenantId, invoices.data.map((invoice) => invoice.id));
+    return { ...invoices, data: invoices.data.map((invoice) => invoiceResource(invoice, lines.get(invoice.id) ?? [])) };
+  }
+
+  async get(tenantId: string, id: string): Promise<InvoiceDto> {
+    return this.representation(this.dataSource.manager, await this.find(this.dataSource.manager, tenantId, id, false));
+  }
+
+  async create(tenantId: string, body: unknown): Promise<InvoiceDto> {
+    const input = parseCreateInvoice(body, todayUtc());
+    return this.dataSource.transaction(async (manager) => {
+      await this.assertCurrencyEnabled(manager, tenantId, input.currency);
+      await this.assertCustomer(manager, tenantId, input.customerId);
+      await this.assertProducts(manager, tenantId, input.lines);
+      const rates = await this.taxRates(manager, tenantId, input.lines);
+
+      const priced = input.lines.map((line, index) => {
+        const taxRate = effectiveTaxRate(line, index, rates);
+        return { line, taxRate, ...lineAmounts(line.qty, line.unitPriceMinor, taxRate) };
+      });
+      const totals = invoiceTotals(priced);
+      if (!withinMaxMinor(totals.totalMinor)) {
+        throw new DomainException('InvoiceCreateFailed', `The invoice total would exceed ${Number.MAX_SAFE_INTEGER} minor units.`, {
+          code: 'total_out_of_range',
+        });
+      }
+
+      const { identifiers } = await manager.getRepository(Invoice).insert({
+        tenantId,
+        customerId: input.customerId,
+        status: 'draft',
+        currency: input.currency,
+        subtotalMinor: Number(totals.subtotalMinor),
+        taxMinor: Number(totals.taxMinor),
+        totalMinor: Number(totals.totalMinor),
+        paidMinor: 0,
+        balanceMinor: Number(totals.totalMinor),
+        issueDate: input.issueDate,
+        dueDate: input.dueDate,
+        notes: input.notes,
+        einvoiceStatus: 'none',
+      });
+      const invoiceId = identifiers[0].id as string;
+      await manager.getRepository(InvoiceLine).insert(
+        priced.map(({ line, taxRate, netMinor, taxMinor }, position) => ({
+          tenantId,
+          invoiceId,
+          position,
+          description: line.description,
+          qty: formatDecimal(line.qty),
+          unitPriceMinor: Number(line.unitPriceMinor),
+          taxRate: formatDecimal(taxRate),
+          productId: line.productId,
+          taxRateId: line.taxRateId,
+          netMinor: Number(netMinor),
+          taxMinor: Number(taxMinor),
+        })),
+      );
+      const invoice = await this.representation(manager, await this.find(manager, tenantId, invoiceId, false));
+      await this.events.publish(manager, tenantId, 'fin.invoice.created', invoice);
+      return invoice;
+    });
+  }
+
+  /**
+   * Changes a draft's header. Checks after the body: 404, not a draft (update_failed), the
+   * merged dates, the currency, the customer. A change that alters nothing answers the invoice
+   * as it is, without an event.
+   */
+  async update(tenantId: string, id: string, body: unknown): Promise<InvoiceDto> {
+    const changes = parseInvoiceChanges(body);
+    return this.dataSource.transaction(async (manager) => {
+      const invoice = await this.find(manager, tenantId, id, true);
+      if (invoice.status !== 'draft') {
+        throw new DomainException('InvoiceUpdateFailed', `The invoice is ${invoice.status}; only a draft can be changed.`, { code: 'not_draft' });
+      }
+      assertDueNotBeforeIssue(changes.issueDate ?? invoice.issueDate, changes.dueDate ?? invoice.dueDate);
+      if (changes.currency !== undefined) await this.assertCurrencyEnabled(manager, tenantId, changes.currency);
+      if (changes.customerId !== undefined) await this.assertCustomer(manager, tenantId, changes.customerId);
+
+      const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter((field) => changes[field] !== invoice[field]);
+      if (changed.length === 0) return this.representation(manager, invoice);
+
+      await manager
+        .getRepository(Invoice)
+        .createQueryBuilder()
+        .update()
+        .set({ ...Object.fromEntries(changed.map((field) => [field, changes[field]])), updatedAt: () => 'clock_timestamp()' })
+        .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
+        .execute();
+      const updated = await this.representation(manager, await this.find(manager, tenantId, id, false));
+      await this.events.publish(manager, tenantId, 'fin.invoice.updated', updated);
+      return updated;
+    });
+  }
+
+  /**
+   * Voids an issued invoice: status void, voided_at, balance 0, a reversing credit note, an
+   * audit entry with the reason and the API key, and the event, in one transaction. The row lock
+   * makes a concurrent second void wait and then find the invoice already void.
+   */
+  async void(auth: AuthContext, id: string, body: unknown): Promise<InvoiceDto> {
+    const { reason } = parseVoidRequest(body);
+    const tenantId = auth.tenantId;
+    return this.dataSource.transaction(async (manager) => {
+      const invoice = await this.find(manager, tenantId, id, true);
+      if (!VOIDABLE_STATUSES.includes(invoice.status)) {
+        throw new DomainException('InvalidInvoiceStatusForVoid', `The invoice is ${invoice.status}; only an issued, partial or overdue invoice can be voided.`, {
+          code: 'invalid_status',
+        });
+      }
+      const received = await manager.getRepository(Payment).countBy({ tenantId, invoiceId: id, status: 'received' });
+      if (received > 0) {
+        throw new DomainException('InvoiceVoidFailed', 'The invoice has a recorded payment; refund it before voiding the invoice.', {
+          code: 'payment_recorded',
+        });
+      }
+
+      await manager
+        .getRepository(Invoice)
+        .createQueryBuilder()
+        .update()
+        .set({ status: 'void', balanceMinor: 0, voidedAt: () => 'clock_timestamp()', updatedAt: () => 'clock_timestamp()' })
+        .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
+        .execute();
+      await manager.getRepository(CreditNote).insert({
+        tenantId,
+        invoiceId: id,
+        number: await nextDocumentNumber(manager, tenantId, 'credit_note', yearOf(todayUtc())),
+        currency: invoice.currency,
+        subtotalMinor: invoice.subtotalMinor,
+        taxMinor: invoice.taxMinor,
+        totalMinor: invoice.totalMinor,
+        reason,
+      });
+      await recordAudit(manager, {
+        tenantId,
+        entityType: 'invoice',
+        entityId: id,
+        action: 'invoice.voided',
+        reason,
+        actor: { kind: 'api_key', apiKeyId: auth.apiKeyId },
+      });
+      const voided = await this.representation(manager, await this.find(manager, tenantId, id, false));
+      await this.events.publish(manager, tenantId, 'fin.invoice.voided', voided);
+      return voided;
+    });
+  }
+
+  /** The invoice of this company, optionally locked for the rest of the transaction; else 404. */
+  async find(manager: EntityManager, tenantId: string, id: string, lock: boolean): Promise<Invoice> {
+    const query = manager.getRepository(Invoice).createQueryBuilder('invoice').where('invoice.tenant_id = :tenantId AND invoice.id = :id', { tenantId, id });
+    if (lock) query.setLock('pessimistic_write');
+    const invoice = await query.getOne();
+    if (!invoice) throw new InvoiceNotFoundException(id);
+    return invoice;
+  }
+
+  async representation(manager: EntityManager, invoice: Invoice): Promise<InvoiceDto> {
+    const lines = await this.linesOf(manager, invoice.tenantId, [invoice.id]);
+    return invoiceResource(invoice, lines.get(invoice.id) ?? []);
+  }
+
+  private async linesOf(manager: EntityManager, tenantId: string, invoiceIds: string[]): Promise<Map<string, InvoiceLine[]>> {
+    const byInvoice = new Map<string, InvoiceLine[]>();
+    if (invoiceIds.length === 0) return byInvoice;
+    const lines = await manager.getRepository(InvoiceLine).find({ where: { tenantId, invoiceId: In(invoiceIds) }, order: { position: 'ASC' } });
+    for (const line of lines) byInvoice.set(line.invoiceId, [...(byInvoice.get(line.invoiceId) ?? []), line]);
+    return byInvoice;
+  }
+
+  private async assertCurrencyEnabled(manager: EntityManager, tenantId: string, currency: string): Promise<void> {
+    const tenant = await manager.getRepository(Tenant).findOneByOrFail({ id: tenantId });
+    if (!tenant.currencies.includes(currency)) throw new CurrencyNotEnabledException(currency);
+  }
+
+  private async assertCustomer(manager: EntityManager, tenantId: string, customerId: string): Promise<void> {
+    if (!(await manager.getRepository(Customer).existsBy({ tenantId, id: customerId }))) {
+      throw new InvalidReferenceException('customer_id', 'customer', customerId);
+    }
+  }
+
+  private async assertProducts(manager: EntityManager, tenantId: string, lines: InvoiceLineInput[]): Promise<void> {
+    const wanted = [...new Set(lines.map((line) => line.productId).filter((id): id is string => id !== null))];
+    if (wanted.length === 0) return;
+    const found = new Set((await manager.getRepository(Product).find({ select: { id: true }, where: { tenantId, id: In(wanted) } })).map((p) => p.id));
+    const index = lines.findIndex((line) => line.productId !== null && !found.has(line.productId));
+    if (index >= 0) throw new InvalidReferenceException(`lines[${index}].product_id`, 'product', lines[index].productId!);
+  }
+
+  /** The rates of the tax rate records the lines name; invalid_reference for one not in this company. */
+  private async taxRates(manager: EntityManager, tenantId: string, lines: InvoiceLineInput[]): Promise<Map<string, Decimal>> {
+    const wanted = [...new Set(lines.map((line) => line.taxRateId).filter((id): id is string => id !== null))];
+    const rates = new Map<string, Decimal>();
+    if (wanted.length === 0) return rates;
+    for (const record of await manager.getRepository(TaxRate).find({ where: { tenantId, id: In(wanted) } })) {
+      rates.set(record.id, parseDecimal(record.rate)!);
+    }
+    const index = lines.findIndex((line) => line.taxRateId !== null && !rates.has(line.taxRateId));
+    if (index >= 0) throw new InvalidReferenceException(`lines[${index}].tax_rate_id`, 'tax rate', lines[index].taxRateId!);
+    return rates;
+  }
+}
+
+/**
+ * A line's rate: its own `tax_rate`, or its tax rate record's when it sent none. Sending both
+ * with different values is a line_invalid (`tax_rate_conflict`).
+ */
+function effectiveTaxRate(line: InvoiceLineInput, index: number, rates: Map<string, Decimal>): Decimal {
+  const recorded = line.taxRateId === null ? undefined : rates.get(line.taxRateId);
+  if (line.taxRate === null) return recorded!;
+  if (recorded !== undefined && !decimalEquals(line.taxRate, recorded)) {
+    throw new InvoiceLineInvalidException({
+      path: `lines[${index}].tax_rate`,
+      code: 'tax_rate_conflict',
+      message: `lines[${index}].tax_rate ${formatDecimal(line.taxRate)} differs from the rate ${formatDecimal(recorded)} of tax_rate_id ${line.taxRateId}`,
+    });
+  }
+  return line.taxRate;
+}

@@ -1,0 +1,25 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A JSON value written with object members sorted by name (UTF-16 code units, recursively) and
+ * no whitespace, so two bodies that differ only in member order or spacing give the same text
+ * (spec section 8 rule 3: "bodies are compared as JSON, key order ignored"). For values that
+ * came out of JSON.parse this is the RFC 8785 canonical form. Array order is significant.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  if (typeof value === 'object') {
+    const members = Object.keys(value)
+      .filter((name) => (value as Record<string, unknown>)[name] !== undefined)
+      .sort()
+      .map((name) => `${JSON.stringify(name)}:${canonicalJson((value as Record<string, unknown>)[name])}`);
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** SHA-256 (hex) of the canonical JSON of a request body; a request without body counts as `null`. */
+export function requestBodyHash(body: unknown): string {
+  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+}

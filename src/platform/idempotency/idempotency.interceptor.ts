@@ -1,0 +1,132 @@
+import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import type { Response } from 'express';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import type { ApiRequest } from '../auth/auth-context.js';
+import { AppConfig } from '../config/app-config.js';
+import { DomainException } from '../errors/domain.exception.js';
+import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
+import { requestBodyHash } from './canonical-json.js';
+import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
+import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+export const IDEMPOTENCY_REPLAYED_HEADER = 'Idempotency-Replayed';
+
+/** Headers of the first answer that a replay repeats; the rest (trace id, rate limits) are per request. */
+const REPLAYED_HEADERS = ['location', 'content-location', 'content-type'] as const;
+
+const CONFLICT_DETAILS = {
+  IdempotencyBodyMismatch: 'This Idempotency-Key was already used with a different request body.',
+  IdempotencyInProgress: 'A request with this Idempotency-Key is still running; retry when it has finished.',
+  IdempotencyReplayUnavailable: 'The request with this Idempotency-Key ran, but its response exceeded 256 KiB and was not kept.',
+} as const;
+
+/**
+ * Runs a POST, PATCH or DELETE at most once per Idempotency-Key (spec section 8) and replays
+ * its first answer to repeats. The claim is a row in `idempotency_keys`, so this holds across
+ * processes. The request runs detached from the client's connection (a Promise, not a
+ * cancellable stream), so its answer is stored even if the client hangs up meanwhile.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  private readonly logger = new Logger(IdempotencyInterceptor.name);
+
+  constructor(
+    @Inject(IdempotencyStore) private readonly store: IdempotencyStore,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<ApiRequest>();
+    const key = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+    if (key === undefined || !IDEMPOTENT_METHODS.has(request.method)) return next.handle();
+    return from(this.handle(request, context.switchToHttp().getResponse<Response>(), key, next));
+  }
+
+  private async handle(request: ApiRequest, response: Response, key: string | string[], next: CallHandler): Promise<unknown> {
+    if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
+      throw new DomainException('IdempotencyKeyInvalid', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', {
+        field: IDEMPOTENCY_KEY_HEADER,
+      });
+    }
+    if (!request.auth) throw new Error('@Idempotent() is only for routes with @RequireScopes');
+    const outcome = await this.store.claim(
+      {
+        tenantId: request.auth.tenantId,
+        apiKeyId: request.auth.apiKeyId,
+        key,
+        method: request.method,
+        path: request.path.replace(/(.)\/+$/, '$1'),
+      },
+      requestBodyHash(request.body),
+    );
+    switch (outcome.kind) {
+      case 'conflict':
+        throw new DomainException(outcome.error, CONFLICT_DETAILS[outcome.error]);
+      case 'replay':
+        return this.replay(response, outcome.response);
+      case 'claimed':
+        return this.execute(outcome.claim, response, next);
+    }
+  }
+
+  private replay(response: Response, stored: StoredResponse): string | undefined {
+    response.status(stored.status);
+    for (const [name, value] of Object.entries(stored.headers)) response.setHeader(name, value);
+    response.setHeader(IDEMPOTENCY_REPLAYED_HEADER, 'true');
+    // Sent as the exact text of the first answer; Nest passes a string through unchanged.
+    return stored.body ?? undefined;
+  }
+
+  private async execute(claim: IdempotencyClaim, response: Response, next: CallHandler): Promise<unknown> {
+    let value: unknown;
+    try {
+      value = await lastValueFrom(next.handle(), { defaultValue: undefined });
+    } catch (error) {
+      const problem = toProblem(error, this.config.errorsBaseUrl);
+      const headers = { ...lowerCaseKeys(problem.headers), 'content-type': PROBLEM_CONTENT_TYPE };
+      await this.settle(claim, { status: problem.body.status, headers, body: JSON.stringify(problem.body) }, problem.body.detail_key);
+      throw error;
+    }
+    await this.settle(claim, { status: response.statusCode, headers: answerHeaders(response, value), body: serialize(value) });
+    return value;
+  }
+
+  /**
+   * Stores, marks as too large, or releases the claim. A failure here is logged, not answered:
+   * the request has run, and its own answer is the truthful one. The claim then stays in
+   * progress until it is stale and a repeat takes it over.
+   */
+  private async settle(claim: IdempotencyClaim, answer: StoredResponse, detailKey?: string): Promise<void> {
+    try {
+      if (!isStoredResponse(answer.status, detailKey)) await this.store.release(claim);
+      else if (answer.body !== null && Buffer.byteLength(answer.body) > MAX_REPLAYABLE_BODY_BYTES) {
+        await this.store.completeTooLarge(claim, answer.status);
+      } else await this.store.complete(claim, answer);
+    } catch (error) {
+      this.logger.error({ err: error }, 'could not store the idempotent response');
+    }
+  }
+}
+
+/** The body text Nest's express adapter sends for a handler's value (JSON for objects, as-is otherwise). */
+function serialize(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+function answerHeaders(response: Response, value: unknown): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const header = response.getHeader(name);
+    if (header !== undefined) headers[name] = Array.isArray(header) ? header.join(', ') : String(header);
+  }
+  if (headers['content-type'] === undefined && value !== undefined && value !== null) {
+    headers['content-type'] = typeof value === 'object' ? 'application/json' : 'text/html';
+  }
+  return headers;
+}
+
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}

@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import type { ErrorName } from '../catalog/errors.js';
+import { IDEMPOTENCY_RETENTION_HOURS, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
+
+/** What identifies a repeat: same company, API key, Idempotency-Key, method and path. */
+export interface IdempotencyScope {
+  tenantId: string;
+  apiKeyId: string;
+  key: string;
+  method: string;
+  path: string;
+}
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** The body exactly as sent, or null for an empty body. */
+  body: string | null;
+}
+
+/** A claim on a key: the holder runs the request and must then store or release it. */
+export interface IdempotencyClaim {
+  id: string;
+  lockToken: string;
+}
+
+export type ClaimOutcome =
+  | { kind: 'claimed'; claim: IdempotencyClaim }
+  | { kind: 'replay'; response: StoredResponse }
+  | { kind: 'conflict'; error: Extract<ErrorName, 'IdempotencyBodyMismatch' | 'IdempotencyInProgress' | 'IdempotencyReplayUnavailable'> };
+
+interface ExistingRow {
+  request_hash: string;
+  state: 'in_progress' | 'completed' | 'too_large';
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+}
+
+/**
+ * Inserts a fresh claim, or takes over a row that has expired or whose in-progress claim is
+ * stale (same body, older than STALE_CLAIM_SECONDS). One statement, so under concurrency exactly
+ * one request gets a row back; the others see the row and are answered from it.
+ */
+const CLAIM_SQL = `
+  INSERT INTO idempotency_keys AS k (tenant_id, api_key_id, key, method, path, request_hash, state, lock_token, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, 'in_progress', $7, clock_timestamp() + make_interval(hours => $8))
+  ON CONFLICT ON CONSTRAINT idempotency_keys_request_key DO UPDATE SET
+    request_hash = EXCLUDED.request_hash,
+    state = 'in_progress',
+    lock_token = EXCLUDED.lock_token,
+    locked_at = clock_timestamp(),
+    response_status = NULL,
+    response_headers = NULL,
+    response_body = NULL,
+    created_at = clock_timestamp(),
+    updated_at = clock_timestamp(),
+    expires_at = EXCLUDED.expires_at
+  WHERE k.expires_at <= clock_timestamp()
+     OR (k.state = 'in_progress' AND k.request_hash = EXCLUDED.request_hash
+         AND k.locked_at <= clock_timestamp() - make_interval(secs => $9))
+  RETURNING k.id`;
+
+const CLEANUP_BATCH = 1000;
+
+/** The `idempotency_keys` table: claims, stored responses and their expiry. */
+@Injectable()
+export class IdempotencyStore {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async claim(scope: IdempotencyScope, requestHash: string): Promise<ClaimOutcome> {
+    // A row seen as conflicting can vanish before it is read (its request was not stored, or it
+    // expired and was cleaned up); the next attempt then claims it.
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const lockToken = randomUUID();
+      const claimed: { id: string }[] = await this.dataSource.query(CLAIM_SQL, [
+        scope.tenantId,
+        scope.apiKeyId,
+        scope.key,
+        scope.method,
+        scope.path,
+        requestHash,
+        lockToken,
+        IDEMPOTENCY_RETENTION_HOURS,
+        STALE_CLAIM_SECONDS,
+      ]);
+      if (claimed.length === 1) return { kind: 'claimed', claim: { id: claimed[0].id, lockToken } };
+
+      const [row]: ExistingRow[] = await this.dataSource.query(
+        `SELECT request_hash, state, response_status, response_headers, response_body FROM idempotency_keys
+          WHERE tenant_id = $1 AND api_key_id = $2 AND key = $3 AND method = $4 AND path = $5`,
+        [scope.tenantId, scope.apiKeyId, scope.key, scope.method, scope.path],
+      );
+      if (!row) continue;
+      if (row.request_hash !== requestHash) return { kind: 'conflict', error: 'IdempotencyBodyMismatch' };
+      if (row.state === 'in_progress') return { kind: 'conflict', error: 'IdempotencyInProgress' };
+      if (row.state === 'too_large') return { kind: 'conflict', error: 'IdempotencyReplayUnavailable' };
+      return {
+        kind: 'replay',
+        response: { status: row.response_status!, headers: row.response_headers ?? {}, body: row.response_body },
+      };
+    }
+    return { kind: 'conflict', error: 'IdempotencyInProgress' };
+  }
+
+  /** Stores the answer for replay; ignored when the claim was taken over meanwhile. */
+  async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    await this.finish(claim, 'completed', response.status, response.headers, response.body);
+  }
+
+  /** Records that the request ran but its answer is too large to replay. */
+  async completeTooLarge(claim: IdempotencyClaim, status: number): Promise<void> {
+    await this.finish(claim, 'too_large', status, null, null);
+  }
+
+  /** Forgets the claim, so a repeat runs the request again (answers that are not stored). */
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await this.dataSource.query('DELETE FROM idempotency_keys WHERE id = $1 AND lock_token = $2', [claim.id, claim.lockToken]);
+  }
+
+  /** Deletes expired rows in batches; returns how many were deleted. */
+  async deleteExpired(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const [, deleted]: [unknown[], number] = await this.dataSource.query(
+        `DELETE FROM idempotency_keys WHERE id IN (
+           SELECT id FROM idempotency_keys WHERE expires_at <= clock_timestamp() LIMIT $1 FOR UPDATE SKIP LOCKED)`,
+        [CLEANUP_BATCH],
+      );
+      total += deleted;
+      if (deleted < CLEANUP_BATCH) return total;
+    }
+  }
+
+  private async finish(
+    claim: IdempotencyClaim,
+    state: 'completed' | 'too_large',
+    status: number,
+    headers: Record<string, string> | null,
+    body: string | null,
+  ): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE idempotency_keys
+          SET state = $3, response_status = $4, response_headers = $5, response_body = $6,
+              updated_at = clock_timestamp(), expires_at = clock_timestamp() + make_interval(hours => $7)
+        WHERE id = $1 AND lock_token = $2`,
+      [claim.id, claim.lockToken, state, status, headers === null ? null : JSON.stringify(headers), body, IDEMPOTENCY_RETENTION_HOURS],
+    );
+  }
+}

@@ -1,0 +1,36 @@
+import { Logger } from '@nestjs/common';
+import type { JobsOptions, Queue } from 'bullmq';
+import { JOB_QUEUES, type JobName, type JobOf, type QueueName, type RepeatingJob } from './queue.types.js';
+
+/**
+ * Puts jobs on their queues; available in every role (the API enqueues, the worker runs).
+ * The job name decides the queue and, through `JobOf`, the payload type.
+ */
+export class JobQueue {
+  private readonly logger = new Logger(JobQueue.name);
+  private readonly queues: ReadonlyMap<QueueName, Queue>;
+
+  constructor(queues: readonly Queue[]) {
+    this.queues = new Map(queues.map((queue) => [queue.name as QueueName, queue]));
+    // Without a listener BullMQ prints connection errors to the console; they belong in the log.
+    for (const queue of queues) queue.on('error', (error) => this.logger.warn(`queue ${queue.name}: ${error.message}`));
+  }
+
+  /** Adds one job; returns its id. */
+  async queue<N extends JobName>(name: N, data: JobOf<N>, options: Omit<JobsOptions, 'repeat'> = {}): Promise<string> {
+    const job = await this.bullQueue(JOB_QUEUES[name]).add(name, data, options);
+    return job.id!;
+  }
+
+  /** Creates or updates the scheduler of a repeating job (idempotent, so every worker may call it). */
+  async schedule(job: RepeatingJob): Promise<void> {
+    await this.bullQueue(JOB_QUEUES[job.name]).upsertJobScheduler(job.name, { every: job.everyMs }, { name: job.name, data: job.data });
+  }
+
+  /** The BullMQ queue itself, for inspection (counts, schedulers, workers). */
+  bullQueue(name: QueueName): Queue {
+    const queue = this.queues.get(name);
+    if (!queue) throw new Error(`queue ${name} is not registered`);
+    return queue;
+  }
+}

@@ -1,0 +1,32 @@
+/**
+ * Every request limit of the REST API, in one place. Counted per API key in Redis, so all
+ * processes share them. A window is a fixed interval: at most `points` requests per
+ * `durationSeconds`, starting with the first request that finds no counter.
+ */
+export interface RateLimitWindow {
+  /** Name in the RateLimit-Policy / RateLimit headers and in the Redis key. */
+  readonly id: string;
+  readonly points: number;
+  readonly durationSeconds: number;
+}
+
+/** The general limit on every authenticated route: `RATE_LIMIT_PER_SECOND` per API key. */
+export function defaultWindow(perSecond: number): RateLimitWindow {
+  return { id: 'default', points: perSecond, durationSeconds: 1 };
+}
+
+/**
+ * Limits a route adds with `@RateLimit(name)`, on top of the general one (spec section 8). A
+ * request must pass every window of its limit.
+ */
+export const NAMED_RATE_LIMITS = {
+  /** Single delivery replays: 60 per minute per key. */
+  webhook_replay: [{ id: 'webhook_replay', points: 60, durationSeconds: 60 }],
+  /** replay_failed calls: 5 per minute and 30 per hour per key. */
+  webhook_replay_failed: [
+    { id: 'webhook_replay_failed', points: 5, durationSeconds: 60 },
+    { id: 'webhook_replay_failed_hourly', points: 30, durationSeconds: 3600 },
+  ],
+} as const satisfies Record<string, readonly RateLimitWindow[]>;
+
+export type RateLimitName = keyof typeof NAMED_RATE_LIMITS;

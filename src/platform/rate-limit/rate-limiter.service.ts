@@ -1,0 +1,99 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { AppConfig } from '../config/app-config.js';
+import type { WindowState } from './rate-limit-headers.js';
+import { defaultWindow, NAMED_RATE_LIMITS, type RateLimitName, type RateLimitWindow } from './rate-limit.policies.js';
+
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** The windows counted for this request, in order; the last one refused it when not allowed. */
+  states: WindowState[];
+}
+
+/** A Redis command that takes longer than this counts as Redis being down. */
+const REDIS_COMMAND_TIMEOUT_MS = 500;
+
+/**
+ * Counts requests per API key in Redis (rate-limiter-flexible's atomic INCR+PEXPIRE script),
+ * so every process shares one counter per key and window.
+ *
+ * Redis down: fail open to a per-process limit. Each Redis limiter has an in-memory insurance
+ * limiter with the same numbers; while Redis is unreachable (not connected, or a command
+ * slower than REDIS_COMMAND_TIMEOUT_MS) requests are counted there. Limits then hold per
+ * process instead of across processes, the API keeps answering, and no request fails because of
+ * Redis.
+ */
+@Injectable()
+export class RateLimiterService implements OnApplicationShutdown {
+  private readonly logger = new Logger(RateLimiterService.name);
+  private readonly redis: Redis;
+  private readonly limiters = new Map<string, RateLimiterRedis>();
+  private readonly general: RateLimitWindow;
+  private redisAvailable = true;
+
+  constructor(@Inject(AppConfig) private readonly config: AppConfig) {
+    this.general = defaultWindow(config.RATE_LIMIT_PER_SECOND);
+    this.redis = new Redis(config.REDIS_URL, {
+      connectionName: `${config.REDIS_PREFIX}:rate-limit`,
+      // Fail fast instead of queueing commands while disconnected: the insurance limiter answers.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      // ioredis otherwise holds a timer for 2 s at shutdown when the socket had already failed.
+      disconnectTimeout: 500,
+    });
+    this.redis.on('error', (error: Error) => {
+      if (this.redisAvailable) this.logger.warn(`Redis unreachable, rate limits now count per process: ${error.message}`);
+      this.redisAvailable = false;
+    });
+    this.redis.on('ready', () => {
+      if (!this.redisAvailable) this.logger.log('Redis reachable again, rate limits are shared again');
+      this.redisAvailable = true;
+    });
+  }
+
+  /** The windows a route is subject to: the general limit, then those of its named limit. */
+  windowsFor(name?: RateLimitName): RateLimitWindow[] {
+    return name ? [this.general, ...NAMED_RATE_LIMITS[name]] : [this.general];
+  }
+
+  /**
+   * Counts one request of `key` against each window in turn and stops at the first that
+   * refuses it, so a refused request does not use up the later (longer) windows.
+   */
+  async consume(windows: readonly RateLimitWindow[], key: string): Promise<RateLimitDecision> {
+    const states: WindowState[] = [];
+    for (const window of windows) {
+      try {
+        const result = await this.limiter(window).consume(key);
+        states.push({ window, remaining: result.remainingPoints, resetMs: result.msBeforeNext });
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        states.push({ window, remaining: 0, resetMs: rejection.msBeforeNext });
+        return { allowed: false, states };
+      }
+    }
+    return { allowed: true, states };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.redis.status === 'ready') await this.redis.quit();
+    else this.redis.disconnect();
+  }
+
+  private limiter(window: RateLimitWindow): RateLimiterRedis {
+    let limiter = this.limiters.get(window.id);
+    if (!limiter) {
+      const options = { keyPrefix: `${this.config.REDIS_PREFIX}:ratelimit:${window.id}`, points: window.points, duration: window.durationSeconds };
+      limiter = new RateLimiterRedis({
+        ...options,
+        storeClient: this.redis,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new RateLimiterMemory(options),
+      });
+      this.limiters.set(window.id, limiter);
+    }
+    return limiter;
+  }
+}

@@ -1,0 +1,323 @@
+import { randomUUID } from 'node:crypto';
+import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { Scope } from '../src/platform/catalog/scopes.js';
+import { startApi, type TestApi } from './support/api.js';
+import { createTenantSession, type TenantSession } from './support/tenant-session.js';
+import { TestResourcesModule } from './support/test-resources.module.js';
+import { waitFor } from './support/wait-for.js';
+
+interface IdempotencyRow {
+  tenant_id: string;
+  api_key_id: string;
+  key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  expires_in_seconds: number;
+}
+
+describe('Idempotency-Key (e2e)', () => {
+  let api: TestApi;
+  let db: DataSource;
+  let session: TenantSession;
+
+  beforeAll(async () => {
+    api = await startApi({ modules: [TestResourcesModule] });
+    db = api.app.get(DataSource);
+  });
+  afterAll(() => api.close());
+  beforeEach(async () => {
+    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
+  });
+
+  const executions = async (tenantId = session.tenant.id): Promise<number> =>
+    Number((await db.query('SELECT count(*) AS n FROM events WHERE tenant_id = $1', [tenantId]))[0].n);
+
+  const rows = (tenantId = session.tenant.id): Promise<IdempotencyRow[]> =>
+    db.query(
+      `SELECT tenant_id, api_key_id, key, method, path, request_hash, state, response_status, response_headers, response_body,
+              extract(epoch FROM expires_at - clock_timestamp())::int AS expires_in_seconds
+         FROM idempotency_keys WHERE tenant_id = $1 ORDER BY created_at`,
+      [tenantId],
+    );
+
+  const post = (path: string, key: string | undefined, body: unknown, auth = session.auth) => {
+    const req = api.http.post(path).set('Authorization', auth);
+    if (key !== undefined) req.set('Idempotency-Key', key);
+    return req.send(body as object);
+  };
+
+  const expectProblem = (res: Response, status: number, detailKey: string, type: string) => {
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status, detail_key: detailKey, type: `https://api.test.local/errors/${type}` });
+    expect(typeof res.body.title).toBe('string');
+    expect(typeof res.body.detail).toBe('string');
+  };
+
+  it('runs every request that has no Idempotency-Key', async () => {
+    const first = await post('/v1/test_events', undefined, { n: 1 });
+    const second = await post('/v1/test_events', undefined, { n: 1 });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(first.body.id).not.toBe(second.body.id);
+    expect(second.headers['idempotency-replayed']).toBeUndefined();
+    expect(await executions()).toBe(2);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('stores the first answer and replays it, without running again, for 24 hours', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_events', key, { amount_minor: 100, lines: [{ qty: 1 }] });
+    expect(first.status).toBe(201);
+    expect(first.headers['idempotency-replayed']).toBeUndefined();
+    expect(first.headers.location).toBe(`https://api.test.local/v1/test_events/${first.body.id}`);
+
+    const [row] = await rows();
+    expect(row).toMatchObject({
+      api_key_id: session.keyId,
+      key,
+      method: 'POST',
+      path: '/v1/test_events',
+      state: 'completed',
+      response_status: 201,
+      response_headers: { location: first.headers.location, 'content-type': 'application/json' },
+      response_body: first.text,
+    });
+    expect(row.request_hash).toMatch(/^[\da-f]{64}$/);
+    expect(row.expires_in_seconds).toBeGreaterThan(24 * 3600 - 60);
+    expect(row.expires_in_seconds).toBeLessThanOrEqual(24 * 3600);
+
+    const repeat = await post('/v1/test_events', key, { amount_minor: 100, lines: [{ qty: 1 }] });
+    expect(repeat.status).toBe(201);
+    expect(repeat.headers['idempotency-replayed']).toBe('true');
+    expect(repeat.headers.location).toBe(first.headers.location);
+    expect(repeat.headers['content-type']).toBe(first.headers['content-type']);
+    expect(repeat.text).toBe(first.text);
+    expect(repeat.headers['x-trace-id']).not.toBe(first.headers['x-trace-id']);
+    expect(await executions()).toBe(1);
+  });
+
+  it('compares bodies as JSON: member order and spacing do not matter', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_events', key, { a: 1, nested: { x: [1, 2], y: 'z' } });
+    const repeat = await api.http
+      .post('/v1/test_events')
+      .set('Authorization', session.auth)
+      .set('Idempotency-Key', key)
+      .set('Content-Type', 'application/json')
+      .send('{ "nested": { "y": "z", "x": [1, 2] },\n  "a": 1 }');
+    expect(repeat.status).toBe(201);
+    expect(repeat.headers['idempotency-replayed']).toBe('true');
+    expect(repeat.text).toBe(first.text);
+    expect(await executions()).toBe(1);
+  });
+
+  it('answers 409 body_mismatch when the key is reused with a different body', async () => {
+    const key = randomUUID();
+    await post('/v1/test_events', key, { lines: [{ qty: 1 }] });
+    const res = await post('/v1/test_events', key, { lines: [{ qty: 2 }] });
+    expectProblem(res, 409, 'errors.idempotency.body_mismatch', 'idempotency-conflict');
+    expect(res.body.title).toMatch(/reused with a different request body/);
+    expect(res.headers['idempotency-replayed']).toBeUndefined();
+    expect(await executions()).toBe(1);
+    expect((await rows()).map((row) => row.state)).toEqual(['completed']);
+  });
+
+  it('keeps keys apart by method and path', async () => {
+    const key = randomUUID();
+    const id = randomUUID();
+    expect((await post('/v1/test_events', key, {})).status).toBe(201);
+    expect((await post('/v1/test_idempotency/ok', key, {})).status).toBe(201);
+    const patch = await api.http.patch(`/v1/test_idempotency/items/${id}`).set('Authorization', session.auth).set('Idempotency-Key', key).send({});
+    const remove = await api.http.delete(`/v1/test_idempotency/items/${id}`).set('Authorization', session.auth).set('Idempotency-Key', key);
+    expect([patch.status, remove.status]).toEqual([200, 204]);
+    expect(await executions()).toBe(4);
+    expect((await rows()).map((row) => `${row.method} ${row.path}`).sort()).toEqual([
+      `DELETE /v1/test_idempotency/items/${id}`,
+      `PATCH /v1/test_idempotency/items/${id}`,
+      'POST /v1/test_events',
+      'POST /v1/test_idempotency/ok',
+    ]);
+  });
+
+  it('keeps stored answers apart per API key and per company', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_events', key, { same: true });
+    const otherKey = await session.newKey([Scope.FinInvoicesWrite]);
+    const sameCompany = await post('/v1/test_events', key, { same: true }, otherKey.auth);
+    const otherCompany = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
+    const elsewhere = await post('/v1/test_events', key, { same: true }, otherCompany.auth);
+
+    for (const res of [sameCompany, elsewhere]) {
+      expect(res.status).toBe(201);
+      expect(res.headers['idempotency-replayed']).toBeUndefined();
+      expect(res.body.id).not.toBe(first.body.id);
+    }
+    expect(await executions()).toBe(2);
+    expect(await executions(otherCompany.tenant.id)).toBe(1);
+    expect((await rows()).map((row) => row.api_key_id).sort()).toEqual([session.keyId, otherKey.id].sort());
+  });
+
+  it.each([
+    ['empty', ''],
+    ['longer than 255 characters', 'k'.repeat(256)],
+    ['not printable ASCII', 'tab\there'],
+    ['not ASCII', 'schl\u00fcssel'],
+  ])('answers 422 invalid_key for a key that is %s, without running', async (_, key) => {
+    const res = await post('/v1/test_events', key, {});
+    expectProblem(res, 422, 'errors.platform.idempotency.invalid_key', 'validation');
+    expect(res.body.field).toBe('Idempotency-Key');
+    expect(await executions()).toBe(0);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('accepts a key of exactly 255 printable characters', async () => {
+    const key = `${'~ '.repeat(127)}!`;
+    expect(key).toHaveLength(255);
+    expect((await post('/v1/test_events', key, {})).status).toBe(201);
+    expect((await post('/v1/test_events', key, {})).headers['idempotency-replayed']).toBe('true');
+  });
+
+  it('ignores the header on GET', async () => {
+    const res = await api.http.get('/v1/test_events').set('Authorization', session.auth).set('Idempotency-Key', 'x');
+    expect(res.status).toBe(200);
+    expect(res.headers['idempotency-replayed']).toBeUndefined();
+    expect(await rows()).toEqual([]);
+  });
+
+  it.each([
+    ['invalid_reference', 'errors.common.validation.invalid_reference'],
+    ['invalid_input', 'errors.common.validation.invalid_input'],
+  ])('does not store a 422 %s: a retry runs again', async (outcome, detailKey) => {
+    const key = randomUUID();
+    const first = await post(`/v1/test_idempotency/${outcome}`, key, { customer_id: 'c' });
+    expectProblem(first, 422, detailKey, 'validation');
+    expect(await rows()).toEqual([]);
+    const retry = await post(`/v1/test_idempotency/${outcome}`, key, { customer_id: 'c' });
+    expectProblem(retry, 422, detailKey, 'validation');
+    expect(retry.headers['idempotency-replayed']).toBeUndefined();
+    expect(await executions()).toBe(2);
+    expect(await rows()).toEqual([]);
+  });
+
+  it('does not store the invalid_input of a malformed path id', async () => {
+    const res = await api.http.patch('/v1/test_idempotency/items/not-a-uuid').set('Authorization', session.auth).set('Idempotency-Key', 'k').send({});
+    expectProblem(res, 422, 'errors.common.validation.invalid_input', 'validation');
+    expect(await rows()).toEqual([]);
+    expect(await executions()).toBe(0);
+  });
+
+  it('does not store a 5xx: a retry runs again', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_idempotency/crash', key, {});
+    expectProblem(first, 500, 'errors.common.internal', 'internal');
+    expect(first.text).not.toContain('secret detail');
+    expect(await rows()).toEqual([]);
+    const retry = await post('/v1/test_idempotency/crash', key, {});
+    expect(retry.status).toBe(500);
+    expect(retry.headers['idempotency-replayed']).toBeUndefined();
+    expect(await executions()).toBe(2);
+  });
+
+  it.each([
+    ['not_found', 404, 'errors.integrations.invoices.not_found', 'not-found'],
+    ['validation_failed', 422, 'errors.integrations.invoices.validation_failed', 'validation'],
+  ])('stores and replays a %s problem', async (outcome, status, detailKey, type) => {
+    const key = randomUUID();
+    const first = await post(`/v1/test_idempotency/${outcome}`, key, {});
+    expectProblem(first, status, detailKey, type);
+    const [row] = await rows();
+    expect(row).toMatchObject({ state: 'completed', response_status: status, response_headers: { 'content-type': 'application/problem+json' } });
+    expect(JSON.parse(row.response_body!)).toEqual(first.body);
+
+    const repeat = await post(`/v1/test_idempotency/${outcome}`, key, {});
+    expectProblem(repeat, status, detailKey, type);
+    expect(repeat.headers['idempotency-replayed']).toBe('true');
+    expect(repeat.text).toBe(first.text);
+    expect(await executions()).toBe(1);
+  });
+
+  it('stores and replays an empty 204 answer', async () => {
+    const key = randomUUID();
+    const id = randomUUID();
+    const remove = () => api.http.delete(`/v1/test_idempotency/items/${id}`).set('Authorization', session.auth).set('Idempotency-Key', key);
+    expect((await remove()).status).toBe(204);
+    const repeat = await remove();
+    expect(repeat.status).toBe(204);
+    expect(repeat.headers['idempotency-replayed']).toBe('true');
+    expect(repeat.text).toBe('');
+    expect(await executions()).toBe(1);
+    expect(await rows()).toMatchObject([{ state: 'completed', response_status: 204, response_body: null }]);
+  });
+
+  it('keeps no body over 256 KiB and answers repeats 409 replay_unavailable', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_idempotency/large', key, {});
+    expect(first.status).toBe(201);
+    expect(first.text.length).toBeGreaterThan(256 * 1024);
+    expect(await rows()).toMatchObject([{ state: 'too_large', response_status: 201, response_body: null, response_headers: null }]);
+
+    const repeat = await post('/v1/test_idempotency/large', key, {});
+    expectProblem(repeat, 409, 'errors.platform.idempotency.replay_unavailable', 'idempotency-conflict');
+    expect(await executions()).toBe(1);
+  });
+
+  it('answers a concurrent repeat 409 in_progress while the first request runs, never running it twice', async () => {
+    const key = randomUUID();
+    const slow = post('/v1/test_events?delay_ms=1000', key, { n: 1 }).then((res) => res);
+    await waitFor(async () => (await rows()).some((row) => row.state === 'in_progress'), 5000, 'the in-progress claim');
+
+    const concurrent = await post('/v1/test_events', key, { n: 1 });
+    expectProblem(concurrent, 409, 'errors.platform.idempotency.in_progress', 'idempotency-conflict');
+
+    const first = await slow;
+    expect(first.status).toBe(201);
+    const after = await post('/v1/test_events', key, { n: 1 });
+    expect(after.headers['idempotency-replayed']).toBe('true');
+    expect(after.body.id).toBe(first.body.id);
+    expect(await executions()).toBe(1);
+  });
+
+  it('lets a repeat take over a claim left in progress for over 60 seconds; the stale holder cannot overwrite it', async () => {
+    const key = randomUUID();
+    const stale = post('/v1/test_events?delay_ms=1500', key, { n: 1 }).then((res) => res);
+    await waitFor(async () => (await rows()).some((row) => row.state === 'in_progress'), 5000, 'the in-progress claim');
+    // As if the process holding the claim had died a minute ago.
+    await db.query(`UPDATE idempotency_keys SET locked_at = clock_timestamp() - interval '61 seconds' WHERE tenant_id = $1`, [session.tenant.id]);
+
+    const mismatch = await post('/v1/test_events', key, { n: 2 });
+    expectProblem(mismatch, 409, 'errors.idempotency.body_mismatch', 'idempotency-conflict');
+
+    const takeover = await post('/v1/test_events', key, { n: 1 });
+    expect(takeover.status).toBe(201);
+    expect(takeover.headers['idempotency-replayed']).toBeUndefined();
+    const original = await stale;
+    expect(original.status).toBe(201);
+
+    const [row] = await rows();
+    expect(row.state).toBe('completed');
+    expect(JSON.parse(row.response_body!).id).toBe(takeover.body.id);
+    expect((await post('/v1/test_events', key, { n: 1 })).body.id).toBe(takeover.body.id);
+    expect(await executions()).toBe(2);
+  });
+
+  it('ignores and replaces a stored answer past its 24 hours', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_events', key, { n: 1 });
+    await db.query(`UPDATE idempotency_keys SET expires_at = clock_timestamp() - interval '1 second' WHERE tenant_id = $1`, [session.tenant.id]);
+
+    const again = await post('/v1/test_events', key, { n: 2 });
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotency-replayed']).toBeUndefined();
+    expect(again.body.id).not.toBe(first.body.id);
+    const [row] = await rows();
+    expect(JSON.parse(row.response_body!).id).toBe(again.body.id);
+    expect(row.expires_in_seconds).toBeGreaterThan(24 * 3600 - 60);
+    expect(await executions()).toBe(2);
+  });
+});

@@ -1,0 +1,162 @@
+import { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Response } from 'supertest';
+import { Scope } from '../src/platform/catalog/scopes.js';
+import { startApi, type TestApi } from './support/api.js';
+import { createTenantSession, type TenantSession } from './support/tenant-session.js';
+import { TestResourcesModule } from './support/test-resources.module.js';
+
+const expectRateLimited = (res: Response) => {
+  expect(res.status).toBe(429);
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body).toMatchObject({
+    status: 429,
+    detail_key: 'errors.platform.rate_limit.exceeded',
+    type: 'https://api.test.local/errors/rate-limited',
+  });
+  expect(res.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+};
+
+describe('general rate limit per API key (e2e)', () => {
+  let api: TestApi;
+  let session: TenantSession;
+
+  beforeAll(async () => {
+    api = await startApi({ modules: [TestResourcesModule], env: { RATE_LIMIT_PER_SECOND: '3' } });
+  });
+  afterAll(() => api.close());
+  beforeEach(async () => {
+    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
+  });
+
+  const list = (auth = session.auth) => api.http.get('/v1/test_events').set('Authorization', auth);
+
+  it('sends RateLimit-Policy and RateLimit on an authenticated answer', async () => {
+    const res = await list();
+    expect(res.status).toBe(200);
+    expect(res.headers['ratelimit-policy']).toBe('"default";q=3;w=1');
+    expect(res.headers.ratelimit).toBe('"default";r=2;t=1');
+  });
+
+  it('answers 429 with Retry-After beyond the limit, and serves the key again after it', async () => {
+    const burst = await Promise.all(Array.from({ length: 6 }, () => list()));
+    expect(burst.map((res) => res.status).sort()).toEqual([200, 200, 200, 429, 429, 429]);
+    const refused = burst.find((res) => res.status === 429)!;
+    expectRateLimited(refused);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['ratelimit-policy']).toBe('"default";q=3;w=1');
+    expect(refused.headers.ratelimit).toBe('"default";r=0;t=1');
+    expect(refused.body.detail).toMatch(/"default" of 3 requests per 1 s/);
+
+    await sleep(Number(refused.headers['retry-after']) * 1000 + 100);
+    expect((await list()).status).toBe(200);
+  });
+
+  it('counts each API key on its own', async () => {
+    await Promise.all(Array.from({ length: 4 }, () => list()));
+    expectRateLimited(await list());
+    const other = await session.newKey([Scope.FinInvoicesRead]);
+    expect((await list(other.auth)).status).toBe(200);
+  });
+
+  it('counts POSTs too, before the request runs', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, async () => (await api.http.post('/v1/test_events').set('Authorization', session.auth).send({})).status),
+    );
+    expect(statuses.sort()).toEqual([201, 201, 201, 429, 429]);
+  });
+
+  it('does not count routes without an API key', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => api.http.get('/v1/test_rate_limits/public')));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(answers[0].headers['ratelimit-policy']).toBeUndefined();
+  });
+});
+
+describe('named rate limits (e2e)', () => {
+  let api: TestApi;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    api = await startApi({ modules: [TestResourcesModule] });
+    redis = new Redis(api.config.REDIS_URL);
+  });
+  afterAll(async () => {
+    redis.disconnect();
+    await api.close();
+  });
+
+  it('allows 60 single replays per minute per key', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.WebhooksManage] });
+    let last: Response | undefined;
+    for (let i = 0; i < 60; i += 1) {
+      last = await api.http.get('/v1/test_rate_limits/replay').set('Authorization', session.auth);
+      expect(last.status).toBe(200);
+    }
+    expect(last!.headers['ratelimit-policy']).toBe('"default";q=100;w=1, "webhook_replay";q=60;w=60');
+    const [, reset] = /^"default";r=\d+;t=[01], "webhook_replay";r=0;t=(\d+)$/.exec(last!.headers.ratelimit)!;
+    expect(Number(reset)).toBeGreaterThan(0);
+    expect(Number(reset)).toBeLessThanOrEqual(60);
+
+    const refused = await api.http.get('/v1/test_rate_limits/replay').set('Authorization', session.auth);
+    expectRateLimited(refused);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay";r=0;t=\d+$/);
+    expect(refused.body.detail).toMatch(/"webhook_replay" of 60 requests per 60 s/);
+
+    const otherKey = await session.newKey([Scope.WebhooksManage]);
+    expect((await api.http.get('/v1/test_rate_limits/replay').set('Authorization', otherKey.auth)).status).toBe(200);
+  });
+
+  it('allows 5 replay_failed calls per minute', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.WebhooksManage] });
+    const call = () => api.http.get('/v1/test_rate_limits/replay_failed').set('Authorization', session.auth);
+    let last: Response | undefined;
+    for (let i = 0; i < 5; i += 1) {
+      last = await call();
+      expect(last.status).toBe(200);
+    }
+    expect(last!.headers['ratelimit-policy']).toBe(
+      '"default";q=100;w=1, "webhook_replay_failed";q=5;w=60, "webhook_replay_failed_hourly";q=30;w=3600',
+    );
+    expect(last!.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+, "webhook_replay_failed_hourly";r=25;t=3[56]\d\d$/);
+
+    const refused = await call();
+    expectRateLimited(refused);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // A call refused by the minute window does not use up the hour.
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+$/);
+  });
+
+  it('allows 30 replay_failed calls per hour', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.WebhooksManage] });
+    // As if the key had made its 30 calls of the hour already (at 5 a minute, over the last 6 minutes).
+    await redis.set(`${api.config.REDIS_PREFIX}:ratelimit:webhook_replay_failed_hourly:${session.keyId}`, '30', 'EX', 3240);
+
+    const refused = await api.http.get('/v1/test_rate_limits/replay_failed').set('Authorization', session.auth);
+    expectRateLimited(refused);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3200);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(3240);
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=4;t=\d+, "webhook_replay_failed_hourly";r=0;t=\d+$/);
+    expect(refused.body.detail).toMatch(/"webhook_replay_failed_hourly" of 30 requests per 3600 s/);
+  });
+});
+
+describe('rate limits while Redis is unreachable (e2e)', () => {
+  let api: TestApi;
+
+  beforeAll(async () => {
+    // Port 1: nothing listens, every connection attempt is refused.
+    api = await startApi({ modules: [TestResourcesModule], env: { REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_SECOND: '2' } });
+  });
+  afterAll(() => api.close());
+
+  it('fails open to a per-process limit: requests are served and still limited, never a 5xx', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
+    const answers = [];
+    for (let i = 0; i < 3; i += 1) answers.push(await api.http.get('/v1/test_events').set('Authorization', session.auth));
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 429]);
+    expect(answers[0].headers['ratelimit-policy']).toBe('"default";q=2;w=1');
+    expectRateLimited(answers[2]);
+  });
+});

@@ -1,0 +1,63 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { FinanceApplicationService } from '../../src/finance/finance-application.service.js';
+import { ReferenceDataService } from '../../src/finance/reference-data.service.js';
+
+/** A company's finance reference data and helpers to drive the Finance application in tests. */
+export interface FinanceFixture {
+  customerId: string;
+  productId: string;
+  taxRateId: string;
+  /** A valid create body, with overrides. */
+  invoiceBody: (overrides?: Record<string, unknown>) => Record<string, unknown>;
+  line: (overrides?: Record<string, unknown>) => Record<string, unknown>;
+  issue: (invoiceId: string) => Promise<Record<string, unknown>>;
+  markOverdue: (invoiceId: string) => Promise<Record<string, unknown>>;
+  pay: (invoiceId: string, amountMinor: number) => Promise<Record<string, unknown>>;
+  refund: (paymentId: string) => Promise<Record<string, unknown>>;
+}
+
+export async function createFinanceFixture(app: INestApplicationContext, tenantId: string): Promise<FinanceFixture> {
+  const reference = app.get(ReferenceDataService);
+  const finance = app.get(FinanceApplicationService);
+  const customer = await reference.createCustomer(tenantId, 'Acme GmbH');
+  const product = await reference.createProduct(tenantId, 'Consulting hour');
+  const taxRate = await reference.createTaxRate(tenantId, '19');
+  const line = (overrides: Record<string, unknown> = {}) => ({ description: 'Consulting', qty: 2, unit_price_minor: 1999, tax_rate: 19, ...overrides });
+  return {
+    customerId: customer.id,
+    productId: product.id,
+    taxRateId: taxRate.id,
+    line,
+    invoiceBody: (overrides = {}) => ({ customer_id: customer.id, currency: 'EUR', lines: [line()], ...overrides }),
+    issue: async (id) => ({ ...(await finance.issue(tenantId, id)) }),
+    markOverdue: async (id) => ({ ...(await finance.markOverdue(tenantId, id)) }),
+    pay: async (id, amount) => ({ ...(await finance.recordPayment(tenantId, id, amount)) }),
+    refund: async (id) => ({ ...(await finance.refundPayment(tenantId, id)) }),
+  };
+}
+
+/** The outbox rows of one company, oldest first. */
+export async function outboxEvents(app: INestApplicationContext, tenantId: string): Promise<{ type: string; envelope: Record<string, unknown> }[]> {
+  return app.get(DataSource).query(`SELECT type, envelope FROM events WHERE tenant_id = $1 ORDER BY created_at, id`, [tenantId]);
+}
+
+/** Rows of a finance table that belong to one company. */
+export async function countRows(app: INestApplicationContext, table: string, tenantId: string): Promise<number> {
+  const [{ count }] = await app.get(DataSource).query(`SELECT count(*)::int AS count FROM ${table} WHERE tenant_id = $1`, [tenantId]);
+  return count as number;
+}
+
+interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** A problem+json answer with this status and detail_key. */
+export function expectProblem(res: HttpAnswer, status: number, detailKey: string): Record<string, unknown> {
+  expect({ status: res.status, detail_key: res.body.detail_key }).toEqual({ status, detail_key: detailKey });
+  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(res.body.status).toBe(status);
+  return res.body;
+}
