@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { COMMAND_GROUPS } from './commands.js';
 
 /** Lazily created application context, so `--help` and usage errors need no database. */
@@ -24,6 +24,12 @@ export function list(value: string): string[] {
 export function integer(value: string): number {
   if (!/^-?\d+$/.test(value.trim())) throw new Error(`not an integer: ${value}`);
   return Number(value);
+}
+
+/** An id flag: UUID-shaped, so a typo is a clear message rather than a database error. */
+export function uuid(value: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value.trim())) throw new InvalidArgumentError(`not an id: ${value}`);
+  return value.trim().toLowerCase();
 }
 
 /**

@@ -30,9 +30,13 @@ function randomString(length: number, alphabet: string): string {
   return out;
 }
 
+/** A random public prefix (finds the row) and secret (only its hash is stored); MCP tokens use the same parts. */
+export function randomPrefixAndSecret(): { prefix: string; secret: string } {
+  return { prefix: randomString(12, 'abcdefghijklmnopqrstuvwxyz0123456789'), secret: randomString(43, ALPHABET) };
+}
+
 export function generateApiKey(): { token: string; prefix: string; secretHash: Buffer } {
-  const prefix = randomString(12, 'abcdefghijklmnopqrstuvwxyz0123456789');
-  const secret = randomString(43, ALPHABET);
+  const { prefix, secret } = randomPrefixAndSecret();
   return { token: `oh_live_${prefix}_${secret}`, prefix, secretHash: hashSecret(secret) };
 }
 

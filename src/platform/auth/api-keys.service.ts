@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { Scope } from '../catalog/scopes.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { Tenant } from '../tenancy/tenant.entity.js';
@@ -22,9 +22,10 @@ const DUMMY_HASH = hashSecret('not-a-key');
 export class ApiKeysService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async create(input: CreateApiKeyInput): Promise<{ id: string; key: string }> {
+  /** `manager`: the transaction to create the key in (seed:demo), else its own statement. */
+  async create(input: CreateApiKeyInput, manager: EntityManager = this.dataSource.manager): Promise<{ id: string; key: string }> {
     const { token, prefix, secretHash } = generateApiKey();
-    const key = await this.dataSource.getRepository(ApiKey).save({
+    const key = await manager.getRepository(ApiKey).save({
       tenantId: input.tenantId,
       prefix,
       secretHash,

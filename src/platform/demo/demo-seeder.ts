@@ -10,6 +10,13 @@ export interface DemoSeedContext {
   faker: Faker;
   /** The transaction the whole company is seeded in. */
   manager: EntityManager;
+  /**
+   * The id lists returned by the seeders that ran before this one (e.g. `employee_ids` from
+   * HR, used by fleet for drivers), so modules can reference each other's records without
+   * reading each other's tables. Order in `src/cli/demo-seeders.ts` decides who runs first.
+   * Absent when a seeder runs on its own (tests).
+   */
+  ids?: Readonly<Record<string, readonly string[]>>;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { isScope } from '../catalog/scopes.js';
 import { Tenant } from './tenant.entity.js';
 import { User } from './user.entity.js';
@@ -20,7 +20,8 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export class TenantsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async create(input: CreateTenantInput): Promise<Tenant> {
+  /** `manager`: the transaction to create the company in (seed:demo), else its own statement. */
+  async create(input: CreateTenantInput, manager: EntityManager = this.dataSource.manager): Promise<Tenant> {
     const currencies = input.currencies ?? ['EUR'];
     const invalid = currencies.filter((code) => !CURRENCY.test(code));
     if (currencies.length === 0 || invalid.length > 0) throw new Error(`Invalid currencies: ${invalid.join(',') || '(none)'}`);
@@ -28,20 +29,25 @@ export class TenantsService {
       throw new Error('slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit');
     }
     if (!input.name.trim() || input.name.length > 200) throw new Error('name must be 1-200 characters');
-    const repository = this.dataSource.getRepository(Tenant);
     const base = input.slug ?? slugify(input.name);
-    // A chosen slug must be free; a derived one gets a short random suffix when taken.
-    for (let attempt = 0; ; attempt += 1) {
+    // A chosen slug must be free; a derived one gets a short random suffix when taken. A taken
+    // slug inserts nothing (ON CONFLICT DO NOTHING) instead of failing, which would abort the
+    // caller's transaction (seed:demo creates the company inside one).
+    for (let attempt = 0; attempt <= 5; attempt += 1) {
       const slug = attempt === 0 ? base : `${base.slice(0, 56)}-${randomBytes(3).toString('hex')}`;
-      try {
-        return await repository.save({ name: input.name, slug, currencies: [...new Set(currencies)], active: true });
-      } catch (error) {
-        const taken = (error as { driverError?: { constraint?: string } }).driverError?.constraint === 'tenants_slug_key';
-        if (!taken) throw error;
-        if (input.slug !== undefined) throw new Error(`slug ${input.slug} is taken`);
-        if (attempt >= 5) throw error;
-      }
+      const inserted = await manager
+        .createQueryBuilder()
+        .insert()
+        .into(Tenant)
+        .values({ name: input.name, slug, currencies: [...new Set(currencies)], active: true })
+        .orIgnore()
+        .returning('id')
+        .execute();
+      const id = (inserted.raw as { id: string }[])[0]?.id;
+      if (id) return manager.getRepository(Tenant).findOneByOrFail({ id });
+      if (input.slug !== undefined) throw new Error(`slug ${input.slug} is taken`);
     }
+    throw new Error(`no free slug derived from ${base}`);
   }
 
   async deactivate(id: string): Promise<Tenant> {
@@ -55,8 +61,8 @@ export class TenantsService {
     return this.dataSource.getRepository(Tenant).findOneBy({ id });
   }
 
-  async createUser(tenantId: string, email: string, permissions: string[]): Promise<User> {
-    return this.dataSource.getRepository(User).save({ tenantId, email, permissions: validPermissions(permissions) });
+  async createUser(tenantId: string, email: string, permissions: string[], manager: EntityManager = this.dataSource.manager): Promise<User> {
+    return manager.getRepository(User).save({ tenantId, email, permissions: validPermissions(permissions) });
   }
 
   async setPermissions(userId: string, permissions: string[]): Promise<User> {

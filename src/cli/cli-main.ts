@@ -1,0 +1,39 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { loadConfig } from '../platform/config/app-config.js';
+import { migrate } from '../platform/database/database.js';
+import { runCommand } from './cli-program.js';
+import { CliModule } from './cli.module.js';
+
+export interface CliOutput {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const processOutput: CliOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/**
+ * The whole CLI run behind `node dist/cli.js`: one JSON object on stdout and exit code 0, or a
+ * message on stderr and 1. Separate from the entry file so tests run exactly this path.
+ */
+export async function cliMain(argv: string[], io: CliOutput = processOutput): Promise<number> {
+  let context: INestApplicationContext | undefined;
+  try {
+    const printed = await runCommand(argv, async () => {
+      const config = loadConfig();
+      await migrate(config.DATABASE_URL);
+      context = await NestFactory.createApplicationContext(CliModule.register(config), { logger: false });
+      return context;
+    });
+    io.stdout(`${JSON.stringify(printed)}\n`);
+    return 0;
+  } catch (error) {
+    io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await context?.close();
+  }
+}

@@ -1,0 +1,81 @@
+import { Faker, base, en } from '@faker-js/faker';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { DataSource } from 'typeorm';
+import { McpTokensService } from '../mcp/mcp-tokens.service.js';
+import { ApiKeysService } from '../platform/auth/api-keys.service.js';
+import { ALL_SCOPES, permissionForScope, Scope, SUPPORT_ONLY_SCOPES } from '../platform/catalog/scopes.js';
+import { TenantsService } from '../platform/tenancy/tenants.service.js';
+import { type CommandGroupDeps, integer } from './cli-program.js';
+import { runDemoSeeders } from './demo-seeders.js';
+
+/** The faker seed of every demo company: the same names and values each time. */
+const DEMO_FAKER_SEED = 20_260_516;
+const DEFAULT_RECORDS = 25;
+const MAX_RECORDS = 10_000;
+
+/** The scope of every read endpoint (those the applications offer; not identity or messaging). */
+export const DEMO_READ_SCOPES: readonly Scope[] = ALL_SCOPES.filter((scope) => scope.endsWith(':read') && !SUPPORT_ONLY_SCOPES.includes(scope));
+const FINANCE_READ_SCOPES = DEMO_READ_SCOPES.filter((scope) => scope.startsWith('int:fin.'));
+
+/** The keys `seed:demo` prints, each for one kind of integration. */
+export const DEMO_KEY_SCOPES = {
+  all: [Scope.All],
+  read: DEMO_READ_SCOPES,
+  finance_write: [Scope.FinInvoicesWrite, ...FINANCE_READ_SCOPES],
+  webhooks: [Scope.WebhooksManage, ...DEMO_READ_SCOPES],
+} as const satisfies Record<string, readonly Scope[]>;
+
+export interface DemoCompany {
+  tenant: { id: string; slug: string };
+  keys: Record<keyof typeof DEMO_KEY_SCOPES, string>;
+  user: { id: string };
+  mcp_token: string;
+  customer_ids: string[];
+}
+
+function records(value: string): number {
+  const count = integer(value);
+  if (count < 1 || count > MAX_RECORDS) throw new InvalidArgumentError(`must be between 1 and ${MAX_RECORDS}`);
+  return count;
+}
+
+/**
+ * A new company with `count` records of every readable resource, a user holding every read
+ * permission, the four demo keys and an agent-tool token, all in one transaction: a failure
+ * leaves nothing behind.
+ */
+export async function seedDemoCompany(app: INestApplicationContext, count: number): Promise<DemoCompany> {
+  const faker = new Faker({ locale: [en, base], seed: DEMO_FAKER_SEED });
+  const tenants = app.get(TenantsService);
+  const keys = app.get(ApiKeysService);
+  return app.get(DataSource).transaction(async (manager) => {
+    const tenant = await tenants.create({ name: faker.company.name(), currencies: ['EUR', 'USD', 'GBP'] }, manager);
+    const user = await tenants.createUser(tenant.id, `demo@${tenant.slug}.example`, DEMO_READ_SCOPES.map(permissionForScope), manager);
+    const created: Partial<DemoCompany['keys']> = {};
+    for (const [name, scopes] of Object.entries(DEMO_KEY_SCOPES) as [keyof typeof DEMO_KEY_SCOPES, readonly Scope[]][]) {
+      created[name] = (await keys.create({ tenantId: tenant.id, scopes: [...scopes], userId: user.id, name: `Demo: ${name}` }, manager)).key;
+    }
+
+    const ids = await runDemoSeeders(app, { tenantId: tenant.id, records: count, faker, manager });
+
+    const { token } = await app.get(McpTokensService).create({ tenantId: tenant.id, userId: user.id, tools: ['*'] }, manager);
+    return {
+      tenant: { id: tenant.id, slug: tenant.slug },
+      keys: created as DemoCompany['keys'],
+      user: { id: user.id },
+      mcp_token: token,
+      customer_ids: ids.customer_ids ?? [],
+    };
+  });
+}
+
+/** `seed:demo [--records N]` (operations.md). */
+export function demoCommands(program: Command, { context, output }: CommandGroupDeps): void {
+  program
+    .command('seed:demo')
+    .description('create a demo company with N records of every readable resource and keys ready to use')
+    .option('--records <n>', `records per resource, 1-${MAX_RECORDS}`, records, DEFAULT_RECORDS)
+    .action(async (options: { records: number }) => output(await seedDemoCompany(await context(), options.records)));
+}

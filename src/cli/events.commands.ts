@@ -1,0 +1,38 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { DataSource } from 'typeorm';
+import { isEventType } from '../platform/catalog/event-types.js';
+import { EventPublisher } from '../platform/events/event-publisher.service.js';
+import { TenantsService } from '../platform/tenancy/tenants.service.js';
+import { type CommandGroupDeps, uuid } from './cli-program.js';
+
+/** Event data is a JSON object, like every resource representation events carry. */
+function jsonObject(value: string): Record<string, unknown> {
+  let data: unknown;
+  try {
+    data = JSON.parse(value);
+  } catch {
+    throw new InvalidArgumentError('not JSON');
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new InvalidArgumentError('not a JSON object');
+  return data as Record<string, unknown>;
+}
+
+/** Publishing catalogue events by hand, as the modules that emit them would (operations.md). */
+export function eventCommands(program: Command, { context, output }: CommandGroupDeps): void {
+  program
+    .command('event:emit')
+    .description('publish a catalogue event of a company through the outbox; prints the event id')
+    .requiredOption('--tenant <id>', 'company id', uuid)
+    .requiredOption('--type <type>', 'event type from the catalogue')
+    .requiredOption('--data <json>', 'event data, a JSON object', jsonObject)
+    .action(async (options: { tenant: string; type: string; data: Record<string, unknown> }) => {
+      const { type } = options;
+      if (!isEventType(type)) throw new Error(`unknown event type: ${type}`);
+      const app = await context();
+      const tenant = await app.get(TenantsService).findById(options.tenant);
+      if (!tenant) throw new Error(`Tenant ${options.tenant} not found`);
+      const envelope = await app.get(DataSource).transaction((manager) => app.get(EventPublisher).publish(manager, tenant.id, type, options.data));
+      output({ id: envelope.id });
+    });
+}

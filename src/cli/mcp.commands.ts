@@ -1,0 +1,17 @@
+import type { Command } from 'commander';
+import { McpTokensService } from '../mcp/mcp-tokens.service.js';
+import { type CommandGroupDeps, list, uuid } from './cli-program.js';
+
+/** Agent-tool server tokens, which support issues on request (operations.md). */
+export function mcpCommands(program: Command, { context, output }: CommandGroupDeps): void {
+  program
+    .command('mcp-token:create')
+    .description('issue an oht_ token for a person of a company; prints {id, token}, the token only this once')
+    .requiredOption('--tenant <id>', 'company id', uuid)
+    .requiredOption('--user <id>', 'the person the token acts for', uuid)
+    .requiredOption('--tools <list>', 'comma-separated tool names, or * for every tool', list)
+    .action(async (options: { tenant: string; user: string; tools: string[] }) => {
+      const tokens = (await context()).get(McpTokensService);
+      output(await tokens.create({ tenantId: options.tenant, userId: options.user, tools: options.tools }));
+    });
+}

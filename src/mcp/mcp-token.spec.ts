@@ -1,0 +1,34 @@
+import { parseApiKey, secretMatches } from '../platform/auth/api-key-token.js';
+import { generateMcpToken, normaliseTools, parseMcpToken } from './mcp-token.js';
+
+describe('MCP tokens', () => {
+  it('generates oht_<prefix>_<secret> whose secret matches the stored hash', () => {
+    const { token, prefix, secretHash } = generateMcpToken();
+    expect(token).toMatch(/^oht_[a-z0-9]{12}_[A-Za-z0-9]{43}$/);
+    const parsed = parseMcpToken(token)!;
+    expect(parsed.prefix).toBe(prefix);
+    expect(secretMatches(parsed.secret, secretHash)).toBe(true);
+  });
+
+  it('is never an API key and never the same twice', () => {
+    const tokens = Array.from({ length: 100 }, () => generateMcpToken().token);
+    expect(new Set(tokens).size).toBe(100);
+    for (const token of tokens) expect(parseApiKey(token)).toBeNull();
+  });
+
+  it.each(['', 'oht_', `oh_live_abcdefghijkl_${'a'.repeat(43)}`, `oht_ABCDEFGHIJKL_${'a'.repeat(43)}`, `oht_abcdefghijkl_${'a'.repeat(42)}`])(
+    'refuses %p',
+    (token) => expect(parseMcpToken(token)).toBeNull(),
+  );
+});
+
+describe('normaliseTools', () => {
+  it('keeps * alone and de-duplicates names', () => {
+    expect(normaliseTools(['*'])).toEqual(['*']);
+    expect(normaliseTools(['invoices.list', 'vehicles_get', 'invoices.list'])).toEqual(['invoices.list', 'vehicles_get']);
+  });
+
+  it.each([[[]], [['*', 'invoices.list']], [['Invoices']], [['list invoices']], [['-x']]])('refuses %j', (tools) => {
+    expect(() => normaliseTools(tools)).toThrow();
+  });
+});

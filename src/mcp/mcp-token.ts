@@ -1,0 +1,35 @@
+import { hashSecret, randomPrefixAndSecret } from '../platform/auth/api-key-token.js';
+
+/**
+ * Agent-tool server tokens read `oht_<prefix>_<secret>` (12 lower-case letters or digits, then
+ * 43 letters or digits), built like API keys: the prefix finds the row, only the SHA-256 of
+ * the secret is stored. The distinct `oht_` scheme lets each server refuse the other's tokens.
+ */
+const TOKEN = /^oht_([a-z0-9]{12})_([A-Za-z0-9]{43})$/;
+
+/** `*` grants every tool; otherwise tool names as the tool server lists them. */
+export const ALL_TOOLS = '*';
+const TOOL_NAME = /^[a-z][a-z0-9_.-]{0,63}$/;
+
+export function generateMcpToken(): { token: string; prefix: string; secretHash: Buffer } {
+  const { prefix, secret } = randomPrefixAndSecret();
+  return { token: `oht_${prefix}_${secret}`, prefix, secretHash: hashSecret(secret) };
+}
+
+export function parseMcpToken(token: string): { prefix: string; secret: string } | null {
+  const match = TOKEN.exec(token);
+  return match ? { prefix: match[1], secret: match[2] } : null;
+}
+
+/** The tool list a token is issued for, de-duplicated; throws on a malformed list. */
+export function normaliseTools(tools: readonly string[]): string[] {
+  const unique = [...new Set(tools)];
+  if (unique.length === 0) throw new Error('at least one tool (or * for all) is required');
+  if (unique.includes(ALL_TOOLS)) {
+    if (unique.length > 1) throw new Error('* grants every tool and cannot be combined with tool names');
+    return unique;
+  }
+  const invalid = unique.filter((tool) => !TOOL_NAME.test(tool));
+  if (invalid.length > 0) throw new Error(`invalid tool names: ${invalid.join(',')}`);
+  return unique;
+}
