@@ -49,6 +49,18 @@ describe('request pipeline and errors (e2e)', () => {
     });
   });
 
+  describe('caching headers', () => {
+    it('puts no ETag on API answers or problems (only the specification download has one)', async () => {
+      const list = await api.http.get('/v1/test_events').set('Authorization', session.auth);
+      expect(list.status).toBe(200);
+      expect(list.headers.etag).toBeUndefined();
+      const problem = await api.http.get('/v1/test_events');
+      expect(problem.status).toBe(401);
+      expect(problem.headers.etag).toBeUndefined();
+      expect((await api.http.get('/v1/openapi.json')).headers.etag).toMatch(/^"/);
+    });
+  });
+
   describe('request bodies', () => {
     it('answers 422 malformed_json to a body that is not JSON', async () => {
       const res = await api.http.post('/v1/test_events').set('Authorization', session.auth).set('Content-Type', 'application/json').send('{"a":');

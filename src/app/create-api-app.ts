@@ -16,6 +16,8 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   // Nest's own logs (start-up, filters, terminus) go out as JSON through the request's pino logger.
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Only the specification download carries an ETag, computed by its controller over the exact bytes.
+  app.set('etag', false);
   app.set('query parser', 'simple');
   configureHttpPipeline(app, config);
   publishOpenApi(app, config);
