@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { minorUnits } from './columns.js';
+import { numericColumn } from '../platform/resources/representation.js';
 
 /** The reversing document a void posts: the voided invoice's amounts, credited in full. */
 @Entity('credit_notes')
@@ -19,13 +19,13 @@ export class CreditNote {
   @Column({ type: 'text' })
   currency: string;
 
-  @Column({ type: 'bigint', transformer: minorUnits })
+  @Column({ type: 'bigint', transformer: numericColumn })
   subtotalMinor: number;
 
-  @Column({ type: 'bigint', transformer: minorUnits })
+  @Column({ type: 'bigint', transformer: numericColumn })
   taxMinor: number;
 
-  @Column({ type: 'bigint', transformer: minorUnits })
+  @Column({ type: 'bigint', transformer: numericColumn })
   totalMinor: number;
 
   @Column({ type: 'text', nullable: true })

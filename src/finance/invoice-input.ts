@@ -248,7 +248,11 @@ function description(value: unknown, path: string, errors: FieldError[]): string
   return '';
 }
 
-function uuid(value: unknown, path: string, errors: FieldError[], nullIsWrong = false): string | null {
+/**
+ * The value if it is a string, or null after recording why not. `nullIsWrong` where a PATCH
+ * would otherwise clear a required member: null then gets its own message.
+ */
+function stringValue(value: unknown, path: string, errors: FieldError[], nullIsWrong: boolean): string | null {
   if (value === null && nullIsWrong) {
     errors.push({ path, code: 'invalid_type', message: `${path} cannot be null` });
     return null;
@@ -257,11 +261,17 @@ function uuid(value: unknown, path: string, errors: FieldError[], nullIsWrong = 
     errors.push({ path, code: 'invalid_type', message: `${path} must be a string` });
     return null;
   }
-  if (!isUuid(value)) {
+  return value;
+}
+
+function uuid(value: unknown, path: string, errors: FieldError[], nullIsWrong = false): string | null {
+  const text = stringValue(value, path, errors, nullIsWrong);
+  if (text === null) return null;
+  if (!isUuid(text)) {
     errors.push({ path, code: 'invalid_format', message: `${path} must be a UUID` });
     return null;
   }
-  return value.toLowerCase();
+  return text.toLowerCase();
 }
 
 function optionalUuid(value: unknown, path: string, errors: FieldError[]): string | null {
@@ -269,19 +279,13 @@ function optionalUuid(value: unknown, path: string, errors: FieldError[]): strin
 }
 
 function currencyCode(value: unknown, path: string, errors: FieldError[], nullIsWrong = false): string | null {
-  if (value === null && nullIsWrong) {
-    errors.push({ path, code: 'invalid_type', message: `${path} cannot be null` });
-    return null;
-  }
-  if (typeof value !== 'string') {
-    errors.push({ path, code: 'invalid_type', message: `${path} must be a string` });
-    return null;
-  }
-  if (!CURRENCY.test(value)) {
+  const text = stringValue(value, path, errors, nullIsWrong);
+  if (text === null) return null;
+  if (!CURRENCY.test(text)) {
     errors.push({ path, code: 'invalid_format', message: `${path} must be three upper-case letters (ISO 4217)` });
     return null;
   }
-  return value;
+  return text;
 }
 
 /** undefined when absent (the default applies), null when present but invalid. */

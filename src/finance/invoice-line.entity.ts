@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import { minorUnits } from './columns.js';
+import { numericColumn } from '../platform/resources/representation.js';
 
 /** One line of an invoice, with its computed amounts; `qty` and `taxRate` are decimal text. */
 @Entity('invoice_lines')
@@ -22,7 +22,7 @@ export class InvoiceLine {
   @Column({ type: 'numeric' })
   qty: string;
 
-  @Column({ type: 'bigint', transformer: minorUnits })
+  @Column({ type: 'bigint', transformer: numericColumn })
   unitPriceMinor: number;
 
   @Column({ type: 'numeric' })
@@ -34,10 +34,10 @@ export class InvoiceLine {
   @Column({ type: 'uuid', nullable: true })
   taxRateId: string | null;
 
-  @Column({ type: 'bigint', transformer: minorUnits })
+  @Column({ type: 'bigint', transformer: numericColumn })
   netMinor: number;
 
-  @Column({ type: 'bigint', transformer: minorUnits })
+  @Column({ type: 'bigint', transformer: numericColumn })
   taxMinor: number;
 
   @CreateDateColumn({ type: 'timestamptz' })

@@ -1,12 +1,11 @@
 import { Column, Entity } from 'typeorm';
-import { TenantOwnedEntity } from '../platform/resources/tenant-owned.entity.js';
-import { minorUnits } from './columns.js';
+import { PayableDocumentEntity } from './finance-document.entity.js';
 
 export const INVOICE_STATUSES = ['draft', 'issued', 'partial', 'overdue', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 @Entity('invoices')
-export class Invoice extends TenantOwnedEntity {
+export class Invoice extends PayableDocumentEntity {
   @Column({ type: 'text', nullable: true })
   number: string | null;
 
@@ -15,24 +14,6 @@ export class Invoice extends TenantOwnedEntity {
 
   @Column({ type: 'text' })
   status: InvoiceStatus;
-
-  @Column({ type: 'text' })
-  currency: string;
-
-  @Column({ type: 'bigint', transformer: minorUnits })
-  subtotalMinor: number;
-
-  @Column({ type: 'bigint', transformer: minorUnits })
-  taxMinor: number;
-
-  @Column({ type: 'bigint', transformer: minorUnits })
-  totalMinor: number;
-
-  @Column({ type: 'bigint', transformer: minorUnits })
-  paidMinor: number;
-
-  @Column({ type: 'bigint', transformer: minorUnits })
-  balanceMinor: number;
 
   @Column({ type: 'date' })
   issueDate: string;

@@ -1,6 +1,6 @@
 import { Column, Entity } from 'typeorm';
+import { numericColumn } from '../platform/resources/representation.js';
 import { TenantOwnedEntity } from '../platform/resources/tenant-owned.entity.js';
-import { minorUnits } from './columns.js';
 
 export const PAYMENT_DIRECTIONS = ['in', 'out'] as const;
 export const PAYMENT_STATUSES = ['received', 'refunded', 'failed'] as const;
@@ -13,7 +13,7 @@ export class Payment extends TenantOwnedEntity {
   @Column({ type: 'uuid', nullable: true })
   billId: string | null;
 
-  @Column({ type: 'bigint', transformer: minorUnits })
+  @Column({ type: 'bigint', transformer: numericColumn })
   amountMinor: number;
 
   @Column({ type: 'text' })

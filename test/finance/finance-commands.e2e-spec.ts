@@ -1,8 +1,8 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { runCommand } from '../../src/cli/cli-program.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { startApi, type TestApi } from '../support/api.js';
-import { countRows, createFinanceFixture, type FinanceFixture, outboxEvents } from '../support/finance.js';
+import type { TestApi } from '../support/api.js';
+import { countRows, createFinanceFixture, type FinanceFixture, outboxEvents, startFinanceApi } from '../support/finance.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 
 type Json = Record<string, unknown>;
@@ -15,10 +15,7 @@ describe('Finance-application CLI commands (e2e)', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    api = await startApi();
-    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
-    fin = await createFinanceFixture(api.app, session.tenant.id);
-    db = api.app.get(DataSource);
+    ({ api, session, fin, db } = await startFinanceApi({ scopes: [Scope.FinInvoicesWrite] }));
   });
   afterAll(() => api.close());
 

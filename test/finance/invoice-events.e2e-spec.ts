@@ -1,7 +1,7 @@
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { startApi, type TestApi } from '../support/api.js';
-import { createFinanceFixture, type FinanceFixture, outboxEvents } from '../support/finance.js';
-import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import type { TestApi } from '../support/api.js';
+import { type FinanceFixture, outboxEvents, startFinanceApi } from '../support/finance.js';
+import type { TenantSession } from '../support/tenant-session.js';
 
 type Envelope = { id: string; type: string; created_at: string; data: Record<string, unknown> };
 
@@ -15,9 +15,7 @@ describe('invoice events in the outbox (e2e)', () => {
   let fin: FinanceFixture;
 
   beforeAll(async () => {
-    api = await startApi();
-    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
-    fin = await createFinanceFixture(api.app, session.tenant.id);
+    ({ api, session, fin } = await startFinanceApi({ scopes: [Scope.FinInvoicesWrite] }));
   });
   afterAll(() => api.close());
 

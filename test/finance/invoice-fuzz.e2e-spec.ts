@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { startApi, type TestApi } from '../support/api.js';
-import { createFinanceFixture, type FinanceFixture } from '../support/finance.js';
-import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import type { TestApi } from '../support/api.js';
+import { type FinanceFixture, startFinanceApi } from '../support/finance.js';
+import type { TenantSession } from '../support/tenant-session.js';
 
 const CREATE_KEYS = [
   'errors.integrations.invoices.invalid_body',
@@ -58,9 +58,7 @@ describe('invoice write fuzzing (e2e): random JSON never gives a 5xx', () => {
 
   beforeAll(async () => {
     // Hundreds of requests on one key: the general rate limit is not what this test is about.
-    api = await startApi({ env: { RATE_LIMIT_PER_SECOND: '100000' } });
-    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite], currencies: ['EUR', 'USD'] });
-    fin = await createFinanceFixture(api.app, session.tenant.id);
+    ({ api, session, fin } = await startFinanceApi({ env: { RATE_LIMIT_PER_SECOND: '100000' }, scopes: [Scope.FinInvoicesWrite], currencies: ['EUR', 'USD'] }));
   });
   afterAll(() => api.close());
 

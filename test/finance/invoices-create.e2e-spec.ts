@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { ReferenceDataService } from '../../src/finance/reference-data.service.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { startApi, type TestApi } from '../support/api.js';
-import { countRows, createFinanceFixture, expectProblem, type FinanceFixture, outboxEvents } from '../support/finance.js';
+import type { TestApi } from '../support/api.js';
+import { countRows, createFinanceFixture, expectProblem, type FinanceFixture, outboxEvents, startFinanceApi } from '../support/finance.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -13,9 +13,7 @@ describe('POST /v1/invoices (e2e)', () => {
   let fin: FinanceFixture;
 
   beforeAll(async () => {
-    api = await startApi();
-    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
-    fin = await createFinanceFixture(api.app, session.tenant.id);
+    ({ api, session, fin } = await startFinanceApi({ scopes: [Scope.FinInvoicesWrite] }));
   });
   afterAll(() => api.close());
 

@@ -1,7 +1,7 @@
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { startApi, type TestApi } from '../support/api.js';
-import { countRows, createFinanceFixture, expectProblem, type FinanceFixture, outboxEvents } from '../support/finance.js';
-import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import type { TestApi } from '../support/api.js';
+import { countRows, expectProblem, type FinanceFixture, outboxEvents, startFinanceApi } from '../support/finance.js';
+import type { TenantSession } from '../support/tenant-session.js';
 
 /** Idempotency-Key on the invoice writes (spec section 8), on the real database. */
 describe('invoice writes with Idempotency-Key (e2e)', () => {
@@ -10,9 +10,7 @@ describe('invoice writes with Idempotency-Key (e2e)', () => {
   let fin: FinanceFixture;
 
   beforeAll(async () => {
-    api = await startApi();
-    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
-    fin = await createFinanceFixture(api.app, session.tenant.id);
+    ({ api, session, fin } = await startFinanceApi({ scopes: [Scope.FinInvoicesWrite] }));
   });
   afterAll(() => api.close());
 

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { ReferenceDataService } from '../../src/finance/reference-data.service.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { startApi, type TestApi } from '../support/api.js';
-import { createFinanceFixture, expectProblem, type FinanceFixture, outboxEvents } from '../support/finance.js';
+import type { TestApi } from '../support/api.js';
+import { expectProblem, type FinanceFixture, outboxEvents, startFinanceApi } from '../support/finance.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 
 describe('PATCH /v1/invoices/{id} (e2e)', () => {
@@ -11,9 +11,7 @@ describe('PATCH /v1/invoices/{id} (e2e)', () => {
   let fin: FinanceFixture;
 
   beforeAll(async () => {
-    api = await startApi();
-    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite], currencies: ['EUR', 'USD'] });
-    fin = await createFinanceFixture(api.app, session.tenant.id);
+    ({ api, session, fin } = await startFinanceApi({ scopes: [Scope.FinInvoicesWrite], currencies: ['EUR', 'USD'] }));
   });
   afterAll(() => api.close());
 

@@ -1,8 +1,8 @@
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { startApi, type TestApi } from '../support/api.js';
-import { createFinanceFixture, expectProblem, type FinanceFixture, outboxEvents } from '../support/finance.js';
-import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import type { TestApi } from '../support/api.js';
+import { expectProblem, type FinanceFixture, outboxEvents, startFinanceApi } from '../support/finance.js';
+import type { TenantSession } from '../support/tenant-session.js';
 
 type Invoice = Record<string, unknown> & { id: string; total_minor: number };
 
@@ -13,10 +13,7 @@ describe('POST /v1/invoices/{id}/void (e2e)', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    api = await startApi();
-    session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
-    fin = await createFinanceFixture(api.app, session.tenant.id);
-    db = api.app.get(DataSource);
+    ({ api, session, fin, db } = await startFinanceApi({ scopes: [Scope.FinInvoicesWrite] }));
   });
   afterAll(() => api.close());
 

@@ -2,6 +2,9 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { FinanceApplicationService } from '../../src/finance/finance-application.service.js';
 import { ReferenceDataService } from '../../src/finance/reference-data.service.js';
+import type { Scope } from '../../src/platform/catalog/scopes.js';
+import { startApi, type TestApi } from './api.js';
+import { createTenantSession, type TenantSession } from './tenant-session.js';
 
 /** A company's finance reference data and helpers to drive the Finance application in tests. */
 export interface FinanceFixture {
@@ -35,6 +38,23 @@ export async function createFinanceFixture(app: INestApplicationContext, tenantI
     pay: async (id, amount) => ({ ...(await finance.recordPayment(tenantId, id, amount)) }),
     refund: async (id) => ({ ...(await finance.refundPayment(tenantId, id)) }),
   };
+}
+
+export interface FinanceApi {
+  api: TestApi;
+  session: TenantSession;
+  fin: FinanceFixture;
+  db: DataSource;
+}
+
+/** A started API with one company, a key of these scopes and the company's finance reference data. */
+export async function startFinanceApi(
+  options: { scopes?: Scope[]; currencies?: string[]; env?: Record<string, string> } = {},
+): Promise<FinanceApi> {
+  const api = await startApi({ env: options.env });
+  const session = await createTenantSession(api.app, { scopes: options.scopes, currencies: options.currencies });
+  const fin = await createFinanceFixture(api.app, session.tenant.id);
+  return { api, session, fin, db: api.app.get(DataSource) };
 }
 
 /** The outbox rows of one company, oldest first. */

@@ -1,10 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { BILL_STATUSES } from '../bill.entity.js';
-
-const MINOR = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+import { MINOR, PayableDocumentDto } from './finance-document.dto.js';
 
 /** A supplier's invoice to the company. */
-export class BillDto {
+export class BillDto extends PayableDocumentDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
@@ -23,23 +22,8 @@ export class BillDto {
   })
   status: string;
 
-  @ApiProperty({ pattern: '^[A-Z]{3}$', example: 'EUR' })
-  currency: string;
-
-  @ApiProperty(MINOR)
-  subtotal_minor: number;
-
-  @ApiProperty(MINOR)
-  tax_minor: number;
-
-  @ApiProperty({ ...MINOR, description: 'subtotal_minor + tax_minor.' })
-  total_minor: number;
-
   @ApiProperty({ ...MINOR, description: 'Paid to the supplier so far.' })
   paid_minor: number;
-
-  @ApiProperty({ ...MINOR, description: 'total_minor − paid_minor; 0 when void.' })
-  balance_minor: number;
 
   @ApiProperty({ type: 'string', format: 'date', description: 'The supplier’s document date.' })
   issue_date: string;

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { INVOICE_STATUSES } from '../invoice.entity.js';
+import { MINOR, PayableDocumentDto } from './finance-document.dto.js';
 
 const UUID = { type: 'string', format: 'uuid' } as const;
-const MINOR = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 /** How a line appears when an invoice is read: the input members plus its computed amounts. */
 export class InvoiceLineDto {
@@ -43,7 +43,7 @@ export class InvoiceLineDto {
   total_minor: number;
 }
 
-export class InvoiceDto {
+export class InvoiceDto extends PayableDocumentDto {
   @ApiProperty(UUID)
   id: string;
 
@@ -62,23 +62,15 @@ export class InvoiceDto {
   @ApiProperty({ enum: INVOICE_STATUSES })
   status: string;
 
-  @ApiProperty({ example: 'EUR', pattern: '^[A-Z]{3}$' })
-  currency: string;
-
+  // Inherited members (`declare`) with the invoice's own documentation: only invoices sum them from lines.
   @ApiProperty({ ...MINOR, description: 'Sum of the lines’ net_minor.' })
-  subtotal_minor: number;
+  declare subtotal_minor: number;
 
   @ApiProperty({ ...MINOR, description: 'Sum of the lines’ tax_minor.' })
-  tax_minor: number;
-
-  @ApiProperty({ ...MINOR, description: 'subtotal_minor + tax_minor.' })
-  total_minor: number;
+  declare tax_minor: number;
 
   @ApiProperty({ ...MINOR, description: 'Received and not refunded.' })
   paid_minor: number;
-
-  @ApiProperty({ ...MINOR, description: 'total_minor − paid_minor; 0 when void.' })
-  balance_minor: number;
 
   @ApiProperty({ type: 'string', format: 'date', example: '2026-05-16' })
   issue_date: string;

@@ -1,10 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { PURCHASE_ORDER_STATUSES } from '../purchase-order.entity.js';
-
-const MINOR = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+import { FinanceDocumentDto } from './finance-document.dto.js';
 
 /** An order the company placed with a supplier. */
-export class PurchaseOrderDto {
+export class PurchaseOrderDto extends FinanceDocumentDto {
   @ApiProperty({ format: 'uuid' })
   id: string;
 
@@ -19,18 +18,6 @@ export class PurchaseOrderDto {
     description: '`draft`, `sent` (to the supplier), `partially_received`, `received`, `closed` (billed and done), `cancelled`.',
   })
   status: string;
-
-  @ApiProperty({ pattern: '^[A-Z]{3}$', example: 'EUR' })
-  currency: string;
-
-  @ApiProperty(MINOR)
-  subtotal_minor: number;
-
-  @ApiProperty(MINOR)
-  tax_minor: number;
-
-  @ApiProperty({ ...MINOR, description: 'subtotal_minor + tax_minor.' })
-  total_minor: number;
 
   @ApiProperty({ type: 'string', format: 'date' })
   order_date: string;

@@ -9,8 +9,8 @@ export function timestamp(value: Date | null): string | null {
 
 /**
  * PostgreSQL returns `numeric` and `bigint` as strings, to keep precision JavaScript numbers
- * may lack. Quantities (litres, hours, days) and minor-unit amounts stay far below 2^53, so
- * their columns read as numbers.
+ * may lack. Quantities (litres, hours, days) stay far below 2^53 and the schema caps minor-unit
+ * amounts at 2^53 − 1, so their columns read as numbers, exactly.
  */
 export const numericColumn: ValueTransformer = {
   to: (value: number | null | undefined) => value,
