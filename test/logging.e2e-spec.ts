@@ -26,7 +26,7 @@ describe('structured request logs (e2e, dist/main.js)', () => {
     });
     child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line in:\n${stdout}`)), 20000);
+      const timer = setTimeout(() => reject(new Error(`no listening line in:\n${stdout}`)), 60_000);
       child.stdout!.on('data', () => {
         const listening = lines().find((line) => line.context === 'main' && typeof line.port === 'number');
         if (listening) {
@@ -37,7 +37,7 @@ describe('structured request logs (e2e, dist/main.js)', () => {
       child.once('exit', (code) => reject(new Error(`dist/main.js exited with ${code}:\n${stdout}`)));
     });
     base = `http://127.0.0.1:${port}`;
-  }, 30000);
+  }, 90_000);
 
   afterAll(async () => {
     if (child.exitCode === null) {

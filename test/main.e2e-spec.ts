@@ -27,7 +27,8 @@ function start(env: Record<string, string>): Started {
 }
 
 async function listeningPort(started: Started): Promise<number> {
-  const deadline = Date.now() + 25_000;
+  // Generous: a cold Node start plus migrations can take long on a loaded two-core machine.
+  const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const line = started
       .stdout()
@@ -79,5 +80,5 @@ describe('node dist/main.js (e2e)', () => {
       await started.exit;
       await dropDatabase(databaseUrl);
     }
-  }, 40_000);
+  }, 90_000);
 });
