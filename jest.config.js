@@ -24,6 +24,7 @@ export default {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   setupFilesAfterEnv: ['<rootDir>/test/setup/migrate-database.ts'],
+  reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,
 };
