@@ -1,7 +1,9 @@
 import { applyDecorators, UseInterceptors } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
+import { Errors } from '../catalog/errors.js';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
 import { ProblemDto } from '../openapi/problem.dto.js';
+import { IDEMPOTENCY_RETENTION_HOURS, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyInterceptor } from './idempotency.interceptor.js';
 
 const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${ProblemDto.name}` } } };
@@ -18,19 +20,21 @@ export function Idempotent(): MethodDecorator {
       name: IDEMPOTENCY_KEY_HEADER,
       required: false,
       description:
-        'Up to 255 printable ASCII characters chosen by the client. For 24 hours a repeat from the same API key with the same key, ' +
-        'method and path is not run again: the first status and body are returned with `Idempotency-Replayed: true`. Answers with ' +
-        'status 200-499 are kept, except 422 `errors.common.validation.invalid_reference` and `errors.common.validation.invalid_input`; ' +
-        'a 5xx is never kept. Request bodies are compared as JSON, member order ignored. An empty, longer or non-printable key gives ' +
-        '422 `errors.platform.idempotency.invalid_key`.',
+        `Up to 255 printable ASCII characters chosen by the client. For ${IDEMPOTENCY_RETENTION_HOURS} hours a repeat from the same ` +
+        'API key with the same key, method and path is not run again: the first status and body are returned with ' +
+        '`Idempotency-Replayed: true`. Answers with status 200-499 are kept, except 422 ' +
+        `\`${Errors.InvalidReference.detailKey}\` and \`${Errors.InvalidInput.detailKey}\`; a 5xx is never kept. Request bodies ` +
+        'are compared as JSON, member order ignored. An empty, longer or non-printable key gives 422 ' +
+        `\`${Errors.IdempotencyKeyInvalid.detailKey}\`.`,
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
     }),
     ApiResponse({
       status: 409,
       description:
-        'Idempotency conflict (type `{errors_url}/idempotency-conflict`): `errors.idempotency.body_mismatch` when the key was used ' +
-        'with a different body; `errors.platform.idempotency.in_progress` while the first request with this key is still running; ' +
-        '`errors.platform.idempotency.replay_unavailable` when the stored response exceeded 256 KiB.',
+        `Idempotency conflict (type \`{errors_url}/${Errors.IdempotencyBodyMismatch.type}\`): ` +
+        `\`${Errors.IdempotencyBodyMismatch.detailKey}\` when the key was used with a different body; ` +
+        `\`${Errors.IdempotencyInProgress.detailKey}\` while the first request with this key is still running; ` +
+        `\`${Errors.IdempotencyReplayUnavailable.detailKey}\` when the stored response exceeded ${MAX_REPLAYABLE_BODY_BYTES / 1024} KiB.`,
       content: problemContent,
     }),
   );
