@@ -1,3 +1,4 @@
+import { type AddressInfo, connect } from 'node:net';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
@@ -61,10 +62,53 @@ describe('request pipeline and errors (e2e)', () => {
     });
   });
 
+  describe('requests the HTTP parser refuses', () => {
+    const raw = (request: string) =>
+      new Promise<{ status: number; headers: Record<string, string>; body: Record<string, unknown> }>((resolve, reject) => {
+        const { port } = api.app.getHttpServer().address() as AddressInfo;
+        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const [head, body] = text.split('\r\n\r\n');
+          const [statusLine, ...lines] = head.split('\r\n');
+          const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+          resolve({ status: Number(statusLine.split(' ')[1]), headers, body: JSON.parse(body) });
+        });
+      });
+
+    it('answers 431 request_headers_too_large as a problem', async () => {
+      const res = await raw(`GET /v1/test_events HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
+      expectProblem(res, 431, 'errors.common.request_headers_too_large', 'bad-request');
+    });
+
+    it('answers 400 malformed_request as a problem', async () => {
+      const res = await raw('NOT AN HTTP REQUEST\r\n\r\n');
+      expectProblem(res, 400, 'errors.common.malformed_request', 'bad-request');
+    });
+  });
+
   describe('request bodies', () => {
     it('answers 422 malformed_json to a body that is not JSON', async () => {
       const res = await api.http.post('/v1/test_events').set('Authorization', session.auth).set('Content-Type', 'application/json').send('{"a":');
       expectProblem(res, 422, 'errors.common.validation.malformed_json', 'validation');
+    });
+
+    it('answers 415 unsupported_media_type to a charset it cannot decode', async () => {
+      const res = await rawRequest(
+        api.app,
+        'POST',
+        '/v1/test_events',
+        { Authorization: session.auth, 'Content-Type': 'application/json; charset=latin1' },
+        '{}',
+      );
+      expectProblem(
+        { ...res, headers: res.headers as Record<string, string>, body: JSON.parse(res.body.toString()) },
+        415,
+        'errors.common.unsupported_media_type',
+        'bad-request',
+      );
     });
 
     it('accepts a body of 1 MB and answers 413 to a larger one', async () => {

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { AppConfig } from '../platform/config/app-config.js';
-import { configureHttpPipeline } from '../platform/http/http-pipeline.js';
+import { answerClientErrors, configureHttpPipeline } from '../platform/http/http-pipeline.js';
 import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
 import { ApiModule } from './api.module.js';
 
@@ -20,6 +20,7 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   app.set('etag', false);
   app.set('query parser', 'simple');
   configureHttpPipeline(app, config);
+  answerClientErrors(app.getHttpServer(), config);
   publishOpenApi(app, config);
   app.enableShutdownHooks();
   await app.init();

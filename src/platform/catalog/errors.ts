@@ -65,6 +65,8 @@ export const Errors = {
   RouteNotFound: def('errors.common.route_not_found', 404, 'not-found', 'No such route'),
   MethodNotAllowed: def('errors.common.method_not_allowed', 405, 'method-not-allowed', 'Method not allowed'),
   UnsupportedMediaType: def('errors.common.unsupported_media_type', 415, 'bad-request', 'Unsupported media type'),
+  HeadersTooLarge: def('errors.common.request_headers_too_large', 431, 'bad-request', 'Request headers too large'),
+  MalformedRequest: def('errors.common.malformed_request', 400, 'bad-request', 'Malformed HTTP request'),
   Internal: def('errors.common.internal', 500, 'internal', 'Internal server error'),
   ServiceUnavailable: def('errors.common.service_unavailable', 503, 'internal', 'Service temporarily unavailable'),
 

@@ -73,6 +73,10 @@ export function toProblem(exception: unknown, errorsBaseUrl: string): Problem {
   }
   const status = parserError?.status ?? parserError?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500 && parserError.expose) {
+    // body-parser's 415s: a charset or content encoding it cannot decode.
+    if (status === HttpStatus.UNSUPPORTED_MEDIA_TYPE) {
+      return { body: build(Errors.UnsupportedMediaType, errorsBaseUrl, 'The body charset or content encoding is not supported; send UTF-8 JSON.'), headers: {} };
+    }
     return { body: build(Errors.InvalidInput, errorsBaseUrl, 'The request could not be read.'), headers: {} };
   }
   return {

@@ -1,7 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ApiRequest } from '../auth/auth-context.js';
 import type { AppConfig } from '../config/app-config.js';
+import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { HTTP_LOGGER, type HttpLogger } from '../logging/logging.module.js';
 import { traceIdFrom } from '../tracing/trace-id.js';
@@ -9,6 +12,27 @@ import { resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js'
 
 export const TRACE_HEADER = 'x-trace-id';
 export const BODY_LIMIT = '1mb';
+
+/**
+ * Requests that Node's HTTP parser refuses (oversized headers, broken syntax) never reach
+ * express; they are answered here, on the raw socket, as problems like every other error.
+ */
+export function answerClientErrors(server: Server, config: AppConfig): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const exception = new DomainException(error.code === 'HPE_HEADER_OVERFLOW' ? 'HeadersTooLarge' : 'MalformedRequest');
+    const { body } = toProblem(exception, config.errorsBaseUrl);
+    const text = JSON.stringify(body);
+    socket.end(
+      `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
+        `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+        `${TRACE_HEADER}: ${traceIdFrom(undefined)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  });
+}
 
 export function sendProblem(response: Response, exception: unknown, config: AppConfig): void {
   const problem = toProblem(exception, config.errorsBaseUrl);

@@ -11,6 +11,8 @@ describe('parsePageRequest', () => {
     ['-5', 1],
     ['101', 100],
     ['100000', 100],
+    ['99999999999999999999', 100],
+    ['-99999999999999999999', 1],
   ])('limit %p → %p', (limit, expected) => {
     expect(parsePageRequest(limit === undefined ? {} : { limit }).limit).toBe(expected);
   });

@@ -23,7 +23,8 @@ export interface Page<T> {
  */
 export function parsePageRequest(query: Request['query']): PageRequest {
   const { limit, cursor } = query;
-  if (limit !== undefined && (typeof limit !== 'string' || !/^\s*[-+]?\d{1,15}\s*$/.test(limit))) {
+  // Any integer, however long: beyond the bounds it only clamps.
+  if (limit !== undefined && (typeof limit !== 'string' || limit.length > 1000 || !/^\s*[-+]?\d+\s*$/.test(limit))) {
     throw new DomainException('InvalidInput', 'limit must be an integer.', { field: 'limit', code: 'invalid_format' });
   }
   if (cursor !== undefined && typeof cursor !== 'string') {
