@@ -160,7 +160,7 @@ describe('request pipeline and errors (e2e)', () => {
       ['a 401', () => api.http.get('/v1/test_events'), 401],
       ['an unknown route', () => api.http.get('/v1/unknown'), 404],
       ['a 405', () => api.http.delete('/v1/openapi.json'), 405],
-      ['a refused version', () => api.http.get('/v1/openapi.json').set('OH-Version', '1999-01-01'), 400],
+      ['a refused version', () => api.http.get('/v1/test_events').set('OH-Version', '1999-01-01'), 400],
       ['a 500', () => api.http.get('/v1/test_failure'), 500],
       ['a health probe', () => api.http.get('/healthz'), 200],
     ])('is on %s', async (_, send, status) => {
@@ -190,6 +190,13 @@ describe('request pipeline and errors (e2e)', () => {
   });
 
   describe('versioning', () => {
+    it.each(['/v1/openapi.json', '/healthz'])('neither checks nor answers OH-Version on %s (outside the versioned API)', async (path) => {
+      const res = await api.http.get(path).set('OH-Version', '1999-01-01');
+      expect(res.status).toBe(200);
+      expect(res.headers['oh-version']).toBeUndefined();
+      expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
+    });
+
     it('serves the current version when OH-Version is absent and says so', async () => {
       const res = await api.http.get('/v1/test_events').set('Authorization', session.auth);
       expect(res.status).toBe(200);

@@ -90,7 +90,7 @@ describe('structured request logs (e2e, dist/main.js)', () => {
   });
 
   it('logs requests refused before routing (version, unknown key, unknown route) with their trace ids', async () => {
-    const refused = await request(base).get('/v1/openapi.json').set('OH-Version', '1999-01-01');
+    const refused = await request(base).get('/v1/invoices').set('OH-Version', '1999-01-01');
     const unknownKey = `oh_live_abcdefghijkl_${'S'.repeat(43)}`;
     const notFound = await request(base).get('/v1/nothing-here').set('Authorization', `Bearer ${unknownKey}`);
     expect(refused.status).toBe(400);

@@ -73,21 +73,28 @@ describe('OpenAPI document (e2e)', () => {
       expect(document.paths['/v1/openapi.json'].get.security).toEqual([]);
     });
 
-    it('puts the OH-Version header parameter on every operation', () => {
+    it('puts the OH-Version header parameter on every operation except the specification download', () => {
       expect(document.components.parameters.OhVersion).toMatchObject({ name: 'OH-Version', in: 'header', required: false });
       expect(document.components.parameters.OhVersion.description).toMatch(/2026-05-16.*400.*410/s);
-      for (const { operation } of operations(document)) {
-        expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/OhVersion' });
+      for (const { path, operation } of operations(document)) {
+        if (path === '/v1/openapi.json') {
+          expect(operation.parameters ?? []).not.toContainEqual({ $ref: '#/components/parameters/OhVersion' });
+          expect(Object.keys(operation.responses)).not.toEqual(expect.arrayContaining(['400']));
+          expect(operation.responses['200'].headers['OH-Version']).toBeUndefined();
+        } else {
+          expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/OhVersion' });
+        }
       }
     });
 
-    it('answers every error response with the Problem schema, and documents 400, 410 and 500 everywhere', () => {
+    it('answers every error response with the Problem schema, and documents 400, 410 and 500 on every versioned operation', () => {
       expect(Object.keys(document.components.schemas.ProblemDto.properties)).toEqual(
         expect.arrayContaining(['type', 'title', 'status', 'detail', 'detail_key', 'errors', 'missing_scope']),
       );
       let errorResponses = 0;
-      for (const { operation } of operations(document)) {
-        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['400', '410', '500']));
+      for (const { path, operation } of operations(document)) {
+        const pipeline = path === '/v1/openapi.json' ? ['431', '500'] : ['400', '410', '431', '500'];
+        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(pipeline));
         for (const [status, response] of Object.entries(operation.responses as Json)) {
           expect(response.headers['x-trace-id']).toEqual({ $ref: '#/components/headers/TraceId' });
           if (Number(status) < 400) continue;

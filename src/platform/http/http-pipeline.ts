@@ -8,7 +8,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { HTTP_LOGGER, type HttpLogger } from '../logging/logging.module.js';
 import { traceIdFrom } from '../tracing/trace-id.js';
-import { resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
+import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
 export const TRACE_HEADER = 'x-trace-id';
 export const BODY_LIMIT = '1mb';
@@ -55,6 +55,7 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
   });
   app.use(app.get<symbol, HttpLogger>(HTTP_LOGGER));
   app.use((request: Request, response: Response, next: NextFunction) => {
+    if (isUnversionedPath(request.path)) return next();
     try {
       response.setHeader(VERSION_HEADER, resolveApiVersion(request.headers[VERSION_HEADER.toLowerCase()], config.API_SUNSET_VERSIONS));
       next();

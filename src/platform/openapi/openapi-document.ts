@@ -6,7 +6,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
 import { BODY_LIMIT, TRACE_HEADER } from '../http/http-pipeline.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../pagination/page.js';
-import { CURRENT_API_VERSION, SUPPORTED_API_VERSIONS, VERSION_HEADER } from '../versioning/api-version.js';
+import { CURRENT_API_VERSION, isUnversionedPath, SUPPORTED_API_VERSIONS, VERSION_HEADER } from '../versioning/api-version.js';
 import { ProblemDto } from './problem.dto.js';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
@@ -43,6 +43,7 @@ const problemResponse = (text: string) => ({ description: text, content: { [PROB
 const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   400: problemResponse(`The requested ${VERSION_HEADER} is not supported.`),
   410: problemResponse(`The requested ${VERSION_HEADER} has been sunset.`),
+  431: problemResponse(`Request headers over the server's limit (16 KiB): \`${Errors.HeadersTooLarge.detailKey}\`.`),
   500: problemResponse(`Unexpected failure; the body carries no internal details. Quote the ${TRACE_HEADER} header.`),
 };
 const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
@@ -72,18 +73,20 @@ function applyPlatformConventions(document: OpenAPIObject): OpenAPIObject {
     TraceId: { description: 'Trace id of this request (32 hex digits); from a valid `traceparent` when one was sent.', schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } },
     OhVersion: { description: 'The API version served.', schema: { type: 'string', format: 'date' } },
   };
-  for (const item of Object.values(document.paths)) {
+  for (const [path, item] of Object.entries(document.paths)) {
+    const versioned = !isUnversionedPath(path);
     for (const method of METHODS) {
       const operation = item[method];
       if (!operation) continue;
-      operation.parameters = [{ $ref: '#/components/parameters/OhVersion' }, ...(operation.parameters ?? [])];
-      const added = structuredClone({ ...PIPELINE_RESPONSES, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
+      if (versioned) operation.parameters = [{ $ref: '#/components/parameters/OhVersion' }, ...(operation.parameters ?? [])];
+      const pipeline = versioned ? PIPELINE_RESPONSES : { 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
+      const added = structuredClone({ ...pipeline, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
       operation.responses = sortResponses({ ...added, ...operation.responses });
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!response || '$ref' in response) continue;
         response.headers = {
           [TRACE_HEADER]: { $ref: '#/components/headers/TraceId' },
-          ...(Number(status) < 400 ? { [VERSION_HEADER]: { $ref: '#/components/headers/OhVersion' } } : {}),
+          ...(versioned && Number(status) < 400 ? { [VERSION_HEADER]: { $ref: '#/components/headers/OhVersion' } } : {}),
           ...response.headers,
         };
       }

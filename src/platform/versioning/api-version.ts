@@ -9,6 +9,15 @@ export const SUPPORTED_API_VERSIONS: readonly string[] = [CURRENT_API_VERSION];
 export const VERSION_HEADER = 'OH-Version';
 
 /**
+ * Paths outside the versioned API, where `OH-Version` is neither checked nor answered: the
+ * specification download (spec section 4 lists OH-Version for every operation except it), the
+ * health probes and the documentation page.
+ */
+export function isUnversionedPath(path: string): boolean {
+  return path === '/v1/openapi.json' || path === '/healthz' || path === '/readyz' || path === '/docs' || path.startsWith('/docs/');
+}
+
+/**
  * The version a request is served: absent → current; sunset → 410; anything else not
  * supported → 400.
  */
