@@ -21,10 +21,10 @@ export class ProblemFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<Request>();
     const response = host.switchToHttp().getResponse<Response>();
     const error = exception instanceof NotFoundException ? this.routeNotFound(request, exception) : exception;
-    const { cause } = toProblem(error, this.config.errorsBaseUrl);
-    if (cause !== undefined) this.logger.error({ err: cause }, 'unhandled error');
+    const problem = toProblem(error, this.config.errorsBaseUrl);
+    if (problem.cause !== undefined) this.logger.error({ err: problem.cause }, 'unhandled error');
     if (response.headersSent) return;
-    sendProblem(response, error, this.config);
+    sendProblem(response, problem);
   }
 
   /**

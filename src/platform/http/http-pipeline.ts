@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { ApiRequest } from '../auth/auth-context.js';
 import type { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
-import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
+import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../errors/problem.js';
 import { HTTP_LOGGER, type HttpLogger } from '../logging/logging.module.js';
 import { traceIdFrom } from '../tracing/trace-id.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
@@ -34,8 +34,7 @@ export function answerClientErrors(server: Server, config: AppConfig): void {
   });
 }
 
-export function sendProblem(response: Response, exception: unknown, config: AppConfig): void {
-  const problem = toProblem(exception, config.errorsBaseUrl);
+export function sendProblem(response: Response, problem: Problem): void {
   response.status(problem.body.status);
   for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
   response.type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem.body));
@@ -60,13 +59,13 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
       response.setHeader(VERSION_HEADER, resolveApiVersion(request.headers[VERSION_HEADER.toLowerCase()], config.API_SUNSET_VERSIONS));
       next();
     } catch (error) {
-      sendProblem(response, error, config);
+      sendProblem(response, toProblem(error, config.errorsBaseUrl));
     }
   });
   // strict: false lets any JSON value through, so routes answer "not an object" with their own key.
   app.use(express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
   app.use((error: unknown, _request: Request, response: Response, next: NextFunction) => {
     if (response.headersSent) return next(error);
-    sendProblem(response, error, config);
+    sendProblem(response, toProblem(error, config.errorsBaseUrl));
   });
 }
