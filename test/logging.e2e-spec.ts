@@ -1,12 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import request from 'supertest';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
+import { type LogLine, listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
 import { createTenantSession } from './support/tenant-session.js';
-
-type LogLine = Record<string, any>;
 
 /**
  * The production entry point (`node dist/main.js`, built by `npm test`) as a child process, its
@@ -14,53 +10,27 @@ type LogLine = Record<string, any>;
  */
 describe('structured request logs (e2e, dist/main.js)', () => {
   let api: TestApi;
-  let child: ChildProcess;
-  let stdout = '';
+  let main: MainProcess;
   let base: string;
 
   beforeAll(async () => {
     api = await startApi();
-    child = spawn(process.execPath, [join(process.cwd(), 'dist/main.js')], {
-      env: { ...process.env, APP_ROLES: 'api', PORT: '0', LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'https://api.test.local' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line in:\n${stdout}`)), 60_000);
-      child.stdout!.on('data', () => {
-        const listening = lines().find((line) => line.context === 'main' && typeof line.port === 'number');
-        if (listening) {
-          clearTimeout(timer);
-          resolve(listening.port);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`dist/main.js exited with ${code}:\n${stdout}`)));
-    });
-    base = `http://127.0.0.1:${port}`;
+    main = spawnMain({ APP_ROLES: 'api', PORT: '0', PUBLIC_BASE_URL: 'https://api.test.local' });
+    base = `http://127.0.0.1:${await listeningPort(main)}`;
   }, 90_000);
 
   afterAll(async () => {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await main.stop();
     await api.close();
   });
 
-  function lines(): LogLine[] {
-    return stdout
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as LogLine);
-  }
-
   async function logOf(traceId: string): Promise<LogLine> {
     for (let attempt = 0; attempt < 50; attempt += 1) {
-      const line = lines().find((entry) => entry.trace_id === traceId && entry.msg === 'request completed');
+      const line = main.lines().find((entry) => entry.trace_id === traceId && entry.msg === 'request completed');
       if (line) return line;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`no request line for ${traceId} in:\n${stdout}`);
+    throw new Error(`no request line for ${traceId} in:\n${main.stdout()}`);
   }
 
   it('writes one JSON line per request under its trace id, with credentials redacted', async () => {
@@ -84,9 +54,9 @@ describe('structured request logs (e2e, dist/main.js)', () => {
       res: { statusCode: 200 },
     });
     expect(typeof line.responseTime).toBe('number');
-    expect(stdout).not.toContain(secret);
-    expect(stdout).not.toContain(session.key);
-    expect(stdout).not.toContain('cookie-value-that-must-not-leak');
+    expect(main.stdout()).not.toContain(secret);
+    expect(main.stdout()).not.toContain(session.key);
+    expect(main.stdout()).not.toContain('cookie-value-that-must-not-leak');
   });
 
   it('logs requests refused before routing (version, unknown key, unknown route) with their trace ids', async () => {
@@ -97,11 +67,11 @@ describe('structured request logs (e2e, dist/main.js)', () => {
     expect(notFound.status).toBe(404);
     expect((await logOf(refused.headers['x-trace-id'])).res.statusCode).toBe(400);
     expect((await logOf(notFound.headers['x-trace-id'])).req.headers.authorization).toBe('[Redacted]');
-    expect(stdout).not.toContain('S'.repeat(43));
+    expect(main.stdout()).not.toContain('S'.repeat(43));
   });
 
   it('writes nothing but JSON lines on stdout', () => {
-    const all = lines();
+    const all = main.lines();
     expect(all.length).toBeGreaterThan(3);
     for (const line of all) expect(typeof line.level).toBe('number');
   });

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+
+export type LogLine = Record<string, any>;
+
+/** The production entry point (`node dist/main.js`, built by `npm test`) as a child process. */
+export interface MainProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Every stdout line parsed as JSON (throws on a line that is not). */
+  lines: () => LogLine[];
+  exit: Promise<number | null>;
+  /** Stops the process (SIGTERM) and waits for it to exit. */
+  stop: () => Promise<void>;
+}
+
+export function spawnMain(env: Record<string, string>): MainProcess {
+  const child = spawn(process.execPath, [join(process.cwd(), 'dist/main.js')], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exit = once(child, 'exit').then(([code]) => code as number | null);
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    lines: () =>
+      stdout
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as LogLine),
+    exit,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exit;
+    },
+  };
+}
+
+/**
+ * The port the API role bound, from main's listening line. Generous: a cold Node start plus
+ * migrations can take long on a loaded two-core machine.
+ */
+export async function listeningPort(main: MainProcess, timeoutMs = 60_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const line = main.lines().find((entry) => entry.context === 'main' && typeof entry.port === 'number');
+    if (line) return line.port as number;
+    if (main.child.exitCode !== null) throw new Error(`dist/main.js exited with ${main.child.exitCode}:\n${main.stderr()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`no listening line in:\n${main.stdout()}`);
+}
