@@ -1,21 +1,27 @@
 import { Global, Module } from '@nestjs/common';
+import { AccessService } from './access/access.service.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKey } from './auth/api-key.entity.js';
+import { ApiKeyHooks } from './auth/api-key-hooks.js';
 import { ApiKeysService } from './auth/api-keys.service.js';
 import { AppConfig } from './config/app-config.js';
+import { CryptoModule } from './crypto/crypto.module.js';
 import { dataSourceOptions } from './database/database.js';
 import { EventPublisher } from './events/event-publisher.service.js';
 import { OutboxEvent } from './events/event.entity.js';
 import { IdempotencyModule } from './idempotency/idempotency.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { Paginator } from './pagination/paginator.service.js';
 import { QueueModule } from './queue/queue.module.js';
+import { TenantData } from './tenancy/tenant-data.js';
 import { Tenant } from './tenancy/tenant.entity.js';
 import { TenantsService } from './tenancy/tenants.service.js';
 import { User } from './tenancy/user.entity.js';
 
 /**
  * What every role and feature module stands on: the database connection, companies and keys,
- * the paginator, the event outbox, the job queues and idempotency. Global so feature modules
+ * the tenant-bound data access (TenantData), the paginator, the event outbox, the job queues,
+ * encryption at rest, metrics and idempotency. Global so feature modules
  * need not import it.
  */
 @Global()
@@ -27,9 +33,11 @@ import { User } from './tenancy/user.entity.js';
     }),
     TypeOrmModule.forFeature([Tenant, User, ApiKey, OutboxEvent]),
     QueueModule,
+    CryptoModule,
+    MetricsModule,
     IdempotencyModule,
   ],
-  providers: [ApiKeysService, TenantsService, Paginator, EventPublisher],
-  exports: [ApiKeysService, TenantsService, Paginator, EventPublisher, QueueModule, IdempotencyModule],
+  providers: [AccessService, ApiKeysService, ApiKeyHooks, TenantsService, TenantData, Paginator, EventPublisher],
+  exports: [AccessService, ApiKeysService, ApiKeyHooks, TenantsService, TenantData, Paginator, EventPublisher, QueueModule, CryptoModule, MetricsModule, IdempotencyModule],
 })
 export class PlatformModule {}

@@ -1,11 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Scope } from '../catalog/scopes.js';
+import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
-import type { AuthContext } from './auth-context.js';
 import { ApiKey, apiKeyState, type ApiKeyState } from './api-key.entity.js';
-import { generateApiKey, hashSecret, parseApiKey, secretMatches } from './api-key-token.js';
+import { TenantData } from '../tenancy/tenant-data.js';
+import { ApiKeyHooks } from './api-key-hooks.js';
+import { afterChangeDelivered } from './auth-changes.js';
+import { generateApiKey } from './api-key-token.js';
 
 export interface CreateApiKeyInput {
   tenantId: string;
@@ -15,31 +18,14 @@ export interface CreateApiKeyInput {
   name?: string;
 }
 
-const DUMMY_HASH = hashSecret('not-a-key');
-
-const AUTHENTICATE_SQL = `
-  SELECT k.id, k.tenant_id, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.deleted_at, k.created_by_user_id,
-         t.slug AS tenant_slug, t.active AS tenant_active
-    FROM api_keys k
-    JOIN tenants t ON t.id = k.tenant_id
-   WHERE k.prefix = $1`;
-
-interface AuthenticateRow {
-  id: string;
-  tenant_id: string;
-  secret_hash: Buffer;
-  scopes: string[];
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  deleted_at: Date | null;
-  created_by_user_id: string | null;
-  tenant_slug: string;
-  tenant_active: boolean;
-}
-
 @Injectable()
 export class ApiKeysService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(ApiKeyHooks) private readonly hooks: ApiKeyHooks,
+    @Inject(TenantData) private readonly data: TenantData,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
 
   /** `manager`: the transaction to create the key in (seed:demo), else its own statement. */
   async create(input: CreateApiKeyInput, manager: EntityManager = this.dataSource.manager): Promise<{ id: string; key: string }> {
@@ -56,40 +42,26 @@ export class ApiKeysService {
     return { id: key.id, key: token };
   }
 
-  /** Sets the key's state as the applications would: revoke, expire now, or delete. */
+  /**
+   * Sets the key's state as the applications would: revoke, expire now, or delete. A revocation
+   * runs the registered hooks in the same transaction. Returns once every API process has been
+   * told to drop the key from its cache.
+   */
   async changeState(id: string, change: Exclude<ApiKeyState, 'active'>): Promise<{ id: string; state: ApiKeyState }> {
     const column = { revoked: 'revokedAt', expired: 'expiresAt', deleted: 'deletedAt' } as const;
-    const repository = this.dataSource.getRepository(ApiKey);
-    const result = await repository.update({ id }, { [column[change]]: () => 'clock_timestamp()' });
-    if (!result.affected) throw new Error(`API key ${id} not found`);
-    const key = await repository.findOneByOrFail({ id });
+    const key = await afterChangeDelivered(
+      this.config.DATABASE_URL,
+      () =>
+        this.dataSource.transaction(async (manager) => {
+          const repository = manager.getRepository(ApiKey);
+          const result = await repository.update({ id }, { [column[change]]: () => 'clock_timestamp()' });
+          if (!result.affected) throw new DomainException('ApiKeyNotFound', `API key ${id} not found`);
+          const changed = await repository.findOneByOrFail({ id });
+          if (change === 'revoked') await this.hooks.runRevoked({ id, tenantId: changed.tenantId }, this.data.forTenant(changed.tenantId, manager));
+          return changed;
+        }),
+      (changed) => `key:${changed.prefix}`,
+    );
     return { id, state: apiKeyState(key) };
-  }
-
-  async findById(id: string): Promise<ApiKey | null> {
-    return this.dataSource.getRepository(ApiKey).findOneBy({ id });
-  }
-
-  /**
-   * Resolves a bearer token to its caller. Every failure is the same 401 so a caller cannot
-   * tell a wrong secret from an unknown prefix; a key of an inactive company is a 404.
-   */
-  async authenticate(authorization: string | undefined): Promise<AuthContext> {
-    const token = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '')?.[1];
-    if (!token) throw new DomainException('Unauthenticated', 'Send an API key as "Authorization: Bearer oh_live_…".');
-    if (token.startsWith('oht_')) {
-      throw new DomainException('Unauthenticated', 'Agent-tool tokens are accepted only by the tool server.');
-    }
-    const parsed = parseApiKey(token);
-    if (!parsed) throw new DomainException('Unauthenticated', 'The API key is malformed.');
-
-    // One plain statement: this runs on every request, so it skips the query builder and hydration.
-    const [row] = (await this.dataSource.query(AUTHENTICATE_SQL, [parsed.prefix])) as AuthenticateRow[];
-    const valid = secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH) && row !== undefined;
-    if (!valid || apiKeyState({ deletedAt: row.deleted_at, revokedAt: row.revoked_at, expiresAt: row.expires_at }) !== 'active') {
-      throw new DomainException('Unauthenticated', 'The API key is invalid, revoked, expired or deleted.');
-    }
-    if (!row.tenant_active) throw new DomainException('TenantNotFound', 'The company of this API key is no longer active.');
-    return { tenantId: row.tenant_id, tenantSlug: row.tenant_slug, apiKeyId: row.id, scopes: row.scopes, userId: row.created_by_user_id };
   }
 }

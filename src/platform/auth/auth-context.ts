@@ -13,6 +13,8 @@ export interface AuthContext {
 export interface ApiRequest extends Request {
   auth?: AuthContext;
   traceId?: string;
+  /** The public prefix of a well-formed API key sent with the request, for the request log. */
+  keyPrefix?: string;
 }
 
 /** The authenticated caller of the current request (only on routes with `@RequireScopes`). */

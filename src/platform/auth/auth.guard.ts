@@ -1,20 +1,42 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { grants, type Scope } from '../catalog/scopes.js';
+import type { Response } from 'express';
+import { AccessService } from '../access/access.service.js';
+import { MissingScopeException } from '../access/missing-scope.exception.js';
+import type { Scope } from '../catalog/scopes.js';
 import { DomainException } from '../errors/domain.exception.js';
+import { Metrics } from '../metrics/metrics.service.js';
+import { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.service.js';
+import { rateLimitHeader, rateLimitPolicyHeader, retryAfterSeconds } from '../rate-limit/rate-limit-headers.js';
+import { RATE_LIMIT_METADATA } from '../rate-limit/rate-limit.decorator.js';
+import type { RateLimitName, RateLimitWindow } from '../rate-limit/rate-limit.policies.js';
+import { type RateLimitDecision, RateLimiterService } from '../rate-limit/rate-limiter.service.js';
+import { ApiKeyAuthenticator } from './api-key-authenticator.service.js';
 import type { ApiRequest } from './auth-context.js';
-import { ApiKeysService } from './api-keys.service.js';
+import { bearerCredentials } from './bearer-credentials.js';
 import { PUBLIC_METADATA, SCOPES_METADATA } from './require-scopes.decorator.js';
 
 /**
- * Global guard, deny by default: a route is reachable only if it is `@Public()` or declares
- * `@RequireScopes(...)` and the key holds every scope listed.
+ * The one global guard, deny by default: a route is reachable only if it is `@Public()` or
+ * declares `@RequireScopes(...)` and the key holds every scope listed. For a route with scopes,
+ * in this order:
+ * 1. an address blocked for failed authentications gets 429 (`AuthFailureLimiter`);
+ * 2. the key is read from the one `Authorization: Bearer` header;
+ * 3. its rate-limit count in Redis starts, keyed by the key's prefix, and runs while the key is
+ *    checked (usually from the in-process cache): neither waits for the other;
+ * 4. a failed check is a 401 (or the 429 of too many failures) and gives its count back; a
+ *    missing scope is a 403 and gives it back too; otherwise the count decides: 429 with
+ *    Retry-After, or the request goes on with `RateLimit-Policy` and `RateLimit` headers.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     @Inject(Reflector) private readonly reflector: Reflector,
-    @Inject(ApiKeysService) private readonly apiKeys: ApiKeysService,
+    @Inject(ApiKeyAuthenticator) private readonly authenticator: ApiKeyAuthenticator,
+    @Inject(RateLimiterService) private readonly limiter: RateLimiterService,
+    @Inject(AuthFailureLimiter) private readonly failures: AuthFailureLimiter,
+    @Inject(Metrics) private readonly metrics: Metrics,
+    @Inject(AccessService) private readonly access: AccessService,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -22,17 +44,52 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets)) return true;
 
     const request = context.switchToHttp().getRequest<ApiRequest>();
-    const required = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_METADATA, targets);
-    request.auth = await this.apiKeys.authenticate(request.headers.authorization);
-    if (!required) throw new DomainException('MissingScope', 'This route declares no scope and is closed.');
-
-    const missing = required.filter((scope) => !grants(request.auth!.scopes, scope));
-    if (missing.length > 0) {
-      throw new DomainException('MissingScope', `The API key needs the scope ${missing.join(', ')}.`, {
-        missing_scope: missing[0],
-        ...(missing.length > 1 ? { missing_scopes: missing } : {}),
-      });
+    // The client address (proxy-aware, so not free to compute) only when a limit needs it.
+    const address = () => request.ip ?? '';
+    this.failures.assertNotBlocked(address);
+    let credentials;
+    try {
+      credentials = bearerCredentials(request);
+    } catch (failure) {
+      throw await this.failures.failed(address(), failure);
     }
+    request.keyPrefix = credentials.prefix;
+
+    const windows = this.limiter.windowsFor(this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_METADATA, targets));
+    const counting = this.limiter.consume(windows, credentials.prefix);
+    try {
+      request.auth = await this.authenticator.authenticate(credentials);
+    } catch (failure) {
+      void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
+      throw failure instanceof DomainException && failure.errorName === 'Unauthenticated' ? await this.failures.failed(address(), failure) : failure;
+    }
+
+    const required = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_METADATA, targets);
+    const missing = required ? this.access.missingScopes(request.auth.scopes, required) : [];
+    if (!required || missing.length > 0) {
+      void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
+      if (!required) throw new DomainException('MissingScope', 'This route declares no scope and is closed.');
+      throw new MissingScopeException(missing);
+    }
+    this.applyLimit(windows, await counting, context.switchToHttp().getResponse<Response>());
     return true;
+  }
+
+  /** RateLimit headers on the answer, or the 429 of the window that refused the request. */
+  private applyLimit(windows: readonly RateLimitWindow[], decision: RateLimitDecision, response: Response): void {
+    const headers = { 'RateLimit-Policy': rateLimitPolicyHeader(windows), RateLimit: rateLimitHeader(decision.states) };
+    if (decision.allowed) {
+      for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+      return;
+    }
+    const refused = decision.states[decision.states.length - 1];
+    const retryAfter = retryAfterSeconds(refused.resetMs);
+    this.metrics.rateLimitRefusals.inc({ limit: refused.window.id });
+    throw new DomainException(
+      'RateLimited',
+      `This API key exceeded the limit "${refused.window.id}" of ${refused.window.points} requests per ${refused.window.durationSeconds} s; retry after ${retryAfter} s.`,
+      {},
+      { ...headers, 'Retry-After': String(retryAfter) },
+    );
   }
 }

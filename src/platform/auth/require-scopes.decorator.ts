@@ -5,7 +5,8 @@ import { ApiProblemResponses } from '../openapi/api-problem-responses.decorator.
 
 export const SCOPES_METADATA = 'integrations:required-scopes';
 export const PUBLIC_METADATA = 'integrations:public';
-export const API_KEY_SECURITY = 'apiKey';
+/** An API key sent as an HTTP bearer token (not an OpenAPI `apiKey` scheme: it travels in `Authorization`). */
+export const API_KEY_SECURITY = 'bearerApiKey';
 
 /**
  * Requires an API key holding every listed scope. The global auth guard reads the metadata;
@@ -27,4 +28,17 @@ export function RequireScopes(...scopes: [Scope, ...Scope[]]): MethodDecorator &
  */
 export function Public(): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(PUBLIC_METADATA, true), ApiSecurity({}));
+}
+
+/**
+ * Any valid API key, whatever its scopes (the event catalogue). Written as an empty scope list,
+ * so the guard still authenticates and the OpenAPI requirement is `apiKey: []`.
+ */
+export function AnyApiKey(): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    SetMetadata(SCOPES_METADATA, []),
+    ApiSecurity(API_KEY_SECURITY, []),
+    ApiExtension('x-required-scopes', []),
+    ApiProblemResponses(401, 404, 429),
+  );
 }

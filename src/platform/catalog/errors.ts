@@ -57,6 +57,11 @@ export const Errors = {
   MissingScope: def('errors.integrations.missing_scope', 403, 'forbidden', 'The API key lacks a required scope'),
   TenantNotFound: def('errors.common.tenant_not_found', 404, 'not-found', 'Company not found'),
 
+  // Agent-tool server (spec 5.9)
+  McpUnauthenticated: def('errors.mcp.unauthenticated', 401, 'unauthorized', 'Missing or invalid agent-tool token or tenant'),
+  McpOriginNotAllowed: def('errors.mcp.origin_not_allowed', 403, 'forbidden', 'Origin not allowed'),
+  McpInvalidRequest: def('errors.mcp.invalid_request', 422, 'validation', 'Invalid tool request'),
+
   // Platform: request shape
   InvalidInput: def('errors.common.validation.invalid_input', 422, 'validation', 'Invalid input'),
   InvalidReference: def('errors.common.validation.invalid_reference', 422, 'validation', 'Referenced record does not exist'),
@@ -69,6 +74,12 @@ export const Errors = {
   MalformedRequest: def('errors.common.malformed_request', 400, 'bad-request', 'Malformed HTTP request'),
   Internal: def('errors.common.internal', 500, 'internal', 'Internal server error'),
   ServiceUnavailable: def('errors.common.service_unavailable', 503, 'internal', 'Service temporarily unavailable'),
+
+  // Administration (the admin CLI standing in for the applications)
+  SlugTaken: def('errors.admin.slug_taken', 409, 'conflict', 'The company slug is taken'),
+  UserNotFound: def('errors.admin.user_not_found', 404, 'not-found', 'User not found'),
+  ApiKeyNotFound: def('errors.admin.api_key_not_found', 404, 'not-found', 'API key not found'),
+  McpTokenNotFound: def('errors.admin.mcp_token_not_found', 404, 'not-found', 'Agent-tool token not found'),
 
   // Platform: versioning
   UnsupportedVersion: def('errors.platform.versioning.unsupported_version', 400, 'unsupported-version', 'Unsupported API version'),
@@ -147,6 +158,7 @@ export const Errors = {
   WebhookEndpointNotActive: def('errors.integrations.webhooks.endpoint_not_active', 409, 'conflict', 'The endpoint is not active', 'endpoint_not_active'),
   WebhookQuotaExceeded: def('errors.integrations.webhooks.quota_exceeded', 429, 'quota-exceeded', 'Webhook endpoint quota exceeded', 'quota_exceeded'),
   WebhookPiiNotGranted: def('errors.integrations.webhooks.pii_not_granted', 403, 'forbidden', 'Endpoint is not enabled for personal data', 'pii_not_granted'),
+  WebhookDeliveryPending: def('errors.integrations.webhooks.delivery_pending', 409, 'conflict', 'The delivery is still pending; only a finished delivery can be replayed', 'delivery_pending'),
 
   // The readable resources' cursor and not-found keys
   ...resourceErrors(),

@@ -1,70 +1,160 @@
+import { type EventDataSchemaName, type JsonSchema } from './event-data-schemas.js';
 import { Scope } from './scopes.js';
 
 /**
  * The event catalogue (spec section 6): every event type with the scope a key needs to
- * subscribe to it and whether it carries personal data (delivered only to endpoints that
- * support enabled for personal data). `scope: Scope.All` marks events without a read endpoint.
+ * subscribe to it, whether it carries personal data (delivered only to endpoints that support
+ * enabled for personal data) and the JSON schema of its `data`. `scope: Scope.All` marks the
+ * 64 events without a read endpoint. Schemas are `$ref`s into the OpenAPI components: the read
+ * DTO of the resource (`data` is the resource as the API shows it) or an entry of
+ * EVENT_DATA_SCHEMAS.
  */
 export interface EventDefinition {
   readonly scope: Scope;
   readonly personalData: boolean;
   readonly description: string;
+  readonly dataSchema: JsonSchema;
 }
 
-const event = (scope: Scope, description: string, personalData = false): EventDefinition => ({ scope, personalData, description });
+/** The OpenAPI component of a read DTO (class name) or of an EVENT_DATA_SCHEMAS entry. */
+type DataComponent = EventDataSchemaName | 'InvoiceDto' | 'VehicleDto' | 'WorkOrderDto' | 'FuelLogDto' | 'EmployeeDto' | 'LeaveRequestDto' | 'TimesheetDto' | 'TicketDto' | 'DocumentDto';
+
+export const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+const event = (scope: Scope, data: DataComponent, description: string, personalData = false): EventDefinition => ({
+  scope,
+  personalData,
+  description,
+  dataSchema: componentRef(data),
+});
+
+/** An event without a read endpoint: only `int:*` keys may subscribe. */
+const unlisted = (data: DataComponent, description: string, personalData: boolean): EventDefinition => event(Scope.All, data, description, personalData);
 
 export const EventCatalog = {
-  'fin.invoice.created': event(Scope.FinInvoicesRead, 'A draft invoice was created.'),
-  'fin.invoice.updated': event(Scope.FinInvoicesRead, 'A draft invoice was changed.'),
-  'fin.invoice.voided': event(Scope.FinInvoicesRead, 'An issued invoice was voided.'),
-  'fin.invoice.paid': event(Scope.FinInvoicesRead, 'A payment settled an invoice in full.'),
+  'fin.invoice.created': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was created. data: the Invoice.'),
+  'fin.invoice.updated': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was changed. data: the Invoice.'),
+  'fin.invoice.voided': event(Scope.FinInvoicesRead, 'InvoiceDto', 'An issued invoice was voided. data: the Invoice.'),
+  'fin.invoice.paid': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A payment settled an invoice in full. data: the Invoice.'),
 
   // Fleet. Vehicles name their assigned driver and fuel logs their driver and the place of
   // refuelling: driver and location data, so personal. Work orders name no person.
-  'fm.vehicle.created': event(Scope.FmVehiclesRead, 'A vehicle was added to the fleet. data: the Vehicle.', true),
-  'fm.vehicle.updated': event(Scope.FmVehiclesRead, 'A vehicle record changed (including its assigned driver). data: the Vehicle.', true),
-  'fm.vehicle.deleted': event(Scope.FmVehiclesRead, 'A vehicle was removed from the fleet. data: the Vehicle as last stored.', true),
-  'fm.work_order.created': event(Scope.FmWorkOrdersRead, 'A work order was opened. data: the Work order.'),
-  'fm.work_order.updated': event(Scope.FmWorkOrdersRead, 'A work order changed. data: the Work order.'),
-  'fm.work_order.completed': event(Scope.FmWorkOrdersRead, 'A work order was completed. data: the Work order.'),
-  'fm.work_order.deleted': event(Scope.FmWorkOrdersRead, 'A work order was deleted. data: the Work order as last stored.'),
-  'fm.fuel_log.created': event(Scope.FmFuelLogsRead, 'A fuel log was recorded (manual, fuel card, import or detected refuel). data: the Fuel log.', true),
-  'fm.fuel_log.updated': event(Scope.FmFuelLogsRead, 'A fuel log changed. data: the Fuel log.', true),
-  'fm.fuel_log.deleted': event(Scope.FmFuelLogsRead, 'A fuel log was deleted. data: the Fuel log as last stored.', true),
+  'fm.vehicle.created': event(Scope.FmVehiclesRead, 'VehicleDto', 'A vehicle was added to the fleet. data: the Vehicle.', true),
+  'fm.vehicle.updated': event(Scope.FmVehiclesRead, 'VehicleDto', 'A vehicle record changed (including its assigned driver). data: the Vehicle.', true),
+  'fm.vehicle.deleted': event(Scope.FmVehiclesRead, 'VehicleDto', 'A vehicle was removed from the fleet. data: the Vehicle as last stored.', true),
+  'fm.work_order.created': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was opened. data: the Work order.'),
+  'fm.work_order.updated': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order changed. data: the Work order.'),
+  'fm.work_order.completed': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was completed. data: the Work order.'),
+  'fm.work_order.deleted': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was deleted. data: the Work order as last stored.'),
+  'fm.fuel_log.created': event(Scope.FmFuelLogsRead, 'FuelLogDto', 'A fuel log was recorded (manual, fuel card, import or detected refuel). data: the Fuel log.', true),
+  'fm.fuel_log.updated': event(Scope.FmFuelLogsRead, 'FuelLogDto', 'A fuel log changed. data: the Fuel log.', true),
+  'fm.fuel_log.deleted': event(Scope.FmFuelLogsRead, 'FuelLogDto', 'A fuel log was deleted. data: the Fuel log as last stored.', true),
 
   // HR: every record identifies an employee, so every type is personal.
-  'hr.employee.created': event(Scope.HrEmployeesRead, 'An employee was added. data: the Employee.', true),
-  'hr.employee.updated': event(Scope.HrEmployeesRead, 'An employee record changed. data: the Employee.', true),
-  'hr.employee.terminated': event(Scope.HrEmployeesRead, 'An employment ended (status terminated, end_date set). data: the Employee.', true),
-  'hr.employee.deleted': event(Scope.HrEmployeesRead, 'An employee record was deleted. data: the Employee as last stored.', true),
-  'hr.leave_request.created': event(Scope.HrLeaveRequestsRead, 'A leave request was submitted. data: the Leave request.', true),
-  'hr.leave_request.updated': event(Scope.HrLeaveRequestsRead, 'A leave request changed. data: the Leave request.', true),
-  'hr.leave_request.approved': event(Scope.HrLeaveRequestsRead, 'A leave request was approved. data: the Leave request.', true),
-  'hr.leave_request.rejected': event(Scope.HrLeaveRequestsRead, 'A leave request was rejected. data: the Leave request.', true),
-  'hr.leave_request.cancelled': event(Scope.HrLeaveRequestsRead, 'A leave request was cancelled. data: the Leave request.', true),
-  'hr.timesheet.created': event(Scope.HrTimesheetsRead, 'A timesheet was started. data: the Timesheet.', true),
-  'hr.timesheet.updated': event(Scope.HrTimesheetsRead, 'A timesheet changed. data: the Timesheet.', true),
-  'hr.timesheet.submitted': event(Scope.HrTimesheetsRead, 'A timesheet was submitted for approval. data: the Timesheet.', true),
-  'hr.timesheet.approved': event(Scope.HrTimesheetsRead, 'A timesheet was approved. data: the Timesheet.', true),
-  'hr.timesheet.rejected': event(Scope.HrTimesheetsRead, 'A timesheet was rejected. data: the Timesheet.', true),
+  'hr.employee.created': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employee was added. data: the Employee.', true),
+  'hr.employee.updated': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employee record changed. data: the Employee.', true),
+  'hr.employee.terminated': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employment ended (status terminated, end_date set). data: the Employee.', true),
+  'hr.employee.deleted': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employee record was deleted. data: the Employee as last stored.', true),
+  'hr.leave_request.created': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was submitted. data: the Leave request.', true),
+  'hr.leave_request.updated': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request changed. data: the Leave request.', true),
+  'hr.leave_request.approved': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was approved. data: the Leave request.', true),
+  'hr.leave_request.rejected': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was rejected. data: the Leave request.', true),
+  'hr.leave_request.cancelled': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was cancelled. data: the Leave request.', true),
+  'hr.timesheet.created': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was started. data: the Timesheet.', true),
+  'hr.timesheet.updated': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet changed. data: the Timesheet.', true),
+  'hr.timesheet.submitted': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was submitted for approval. data: the Timesheet.', true),
+  'hr.timesheet.approved': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was approved. data: the Timesheet.', true),
+  'hr.timesheet.rejected': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was rejected. data: the Timesheet.', true),
 
   // Support: a ticket carries its requester's name and e-mail address and the assignee.
-  'support.ticket.created': event(Scope.SupportTicketsRead, 'A ticket was opened. data: the Ticket.', true),
-  'support.ticket.updated': event(Scope.SupportTicketsRead, 'A ticket changed (status, priority, assignee). data: the Ticket.', true),
-  'support.ticket.solved': event(Scope.SupportTicketsRead, 'A ticket was solved. data: the Ticket.', true),
-  'support.ticket.closed': event(Scope.SupportTicketsRead, 'A ticket was closed. data: the Ticket.', true),
+  'support.ticket.created': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket was opened. data: the Ticket.', true),
+  'support.ticket.updated': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket changed (status, priority, assignee). data: the Ticket.', true),
+  'support.ticket.solved': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket was solved. data: the Ticket.', true),
+  'support.ticket.closed': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket was closed. data: the Ticket.', true),
 
   // Documents: metadata only, but the owner may be an employee and file names often carry
   // people's names (contracts, licences), so treated as personal.
-  'files.document.created': event(Scope.FilesDocumentsRead, 'A document was uploaded. data: the Document (metadata only).', true),
-  'files.document.updated': event(Scope.FilesDocumentsRead, 'A document\'s metadata changed. data: the Document.', true),
-  'files.document.deleted': event(Scope.FilesDocumentsRead, 'A document was deleted. data: the Document as last stored.', true),
+  'files.document.created': event(Scope.FilesDocumentsRead, 'DocumentDto', 'A document was uploaded. data: the Document (metadata only).', true),
+  'files.document.updated': event(Scope.FilesDocumentsRead, 'DocumentDto', 'A document\'s metadata changed. data: the Document.', true),
+  'files.document.deleted': event(Scope.FilesDocumentsRead, 'DocumentDto', 'A document was deleted. data: the Document as last stored.', true),
 
-  'identity.user.created': event(Scope.IdentityUsersRead, 'A user was created.', true),
-  'identity.user.deactivated': event(Scope.IdentityUsersRead, 'A user was deactivated.', true),
-  'identity.user.reactivated': event(Scope.IdentityUsersRead, 'A user was reactivated.', true),
+  'identity.user.created': event(Scope.IdentityUsersRead, 'IdentityUser', 'A user was created. data: the User.', true),
+  'identity.user.deactivated': event(Scope.IdentityUsersRead, 'IdentityUser', 'A user was deactivated and can no longer sign in. data: the User.', true),
+  'identity.user.reactivated': event(Scope.IdentityUsersRead, 'IdentityUser', 'A user was reactivated. data: the User.', true),
 
-  'messaging.message.sent': event(Scope.MessagingMessagesRead, 'A message was sent.', true),
+  'messaging.message.sent': event(Scope.MessagingMessagesRead, 'Message', 'A message was sent. data: the Message.', true),
+  // Events without a read endpoint (spec 6.2): only int:* keys subscribe. Whistleblowing and
+  // pay-transparency records are personal by the spec (6.4); so is whatever names an employee,
+  // driver, signer or location. Business documents, exports, audits and devices are not.
+  'compliance.whistleblowing_report.received': unlisted('WhistleblowingReport', 'A whistleblowing report was received. data: the report (never the reporter).', true),
+  'compliance.whistleblowing_report.acknowledged': unlisted('WhistleblowingReport', 'Receipt of a whistleblowing report was acknowledged to the reporter.', true),
+  'compliance.whistleblowing_report.updated': unlisted('WhistleblowingReport', 'A whistleblowing case changed (status, category).', true),
+  'compliance.whistleblowing_report.closed': unlisted('WhistleblowingReport', 'A whistleblowing case was closed with an outcome.', true),
+  'compliance.pay_transparency_request.received': unlisted('PayTransparencyRequest', 'An employee requested pay information.', true),
+  'compliance.pay_transparency_request.answered': unlisted('PayTransparencyRequest', 'A pay information request was answered.', true),
+  'compliance.pay_transparency_report.published': unlisted('PayTransparencyReport', 'A gender pay gap report was published.', true),
+  'compliance.training.assigned': unlisted('ComplianceTraining', 'A compliance training was assigned to an employee.', true),
+  'compliance.training.completed': unlisted('ComplianceTraining', 'An employee completed a compliance training.', true),
+  'compliance.training.overdue': unlisted('ComplianceTraining', 'A compliance training passed its due date uncompleted.', true),
+  'compliance.policy.published': unlisted('CompliancePolicy', 'A policy version was published.', false),
+  'compliance.policy.acknowledged': unlisted('PolicyAcknowledgement', 'An employee acknowledged a policy version.', true),
+  'compliance.incident.reported': unlisted('ComplianceIncident', 'A compliance incident was reported.', true),
+  'compliance.incident.updated': unlisted('ComplianceIncident', 'A compliance incident changed.', true),
+  'compliance.incident.resolved': unlisted('ComplianceIncident', 'A compliance incident was resolved.', true),
+  'compliance.audit.scheduled': unlisted('ComplianceAudit', 'An audit was scheduled.', false),
+  'compliance.audit.completed': unlisted('ComplianceAudit', 'An audit was completed.', false),
+  'compliance.data_subject_request.received': unlisted('DataSubjectRequest', 'A GDPR data subject request was received.', true),
+  'compliance.data_subject_request.completed': unlisted('DataSubjectRequest', 'A GDPR data subject request was completed or rejected.', true),
+  'compliance.certification.expiring': unlisted('ComplianceCertification', 'A certification expires within 90 days.', false),
+
+  'einvoice.document.created': unlisted('EInvoice', 'An e-invoice document was generated for an invoice.', false),
+  'einvoice.document.validated': unlisted('EInvoice', 'An e-invoice passed EN 16931 and CIUS validation.', false),
+  'einvoice.document.validation_failed': unlisted('EInvoice', 'An e-invoice failed validation; see validation_errors.', false),
+  'einvoice.document.sent': unlisted('EInvoice', 'An e-invoice was sent over its network.', false),
+  'einvoice.document.delivered': unlisted('EInvoice', 'The network confirmed delivery of an e-invoice.', false),
+  'einvoice.document.accepted': unlisted('EInvoice', 'The receiver accepted an e-invoice.', false),
+  'einvoice.document.rejected': unlisted('EInvoice', 'The receiver rejected an e-invoice.', false),
+  'einvoice.document.received': unlisted('EInvoice', 'An inbound e-invoice arrived from a supplier.', false),
+  'einvoice.document.cancelled': unlisted('EInvoice', 'An e-invoice was cancelled before delivery.', false),
+  'einvoice.document.archived': unlisted('EInvoice', 'An e-invoice was moved to the tamper-proof archive.', false),
+
+  'datev.export.requested': unlisted('DatevExport', 'A DATEV export was requested.', false),
+  'datev.export.started': unlisted('DatevExport', 'A DATEV export started running.', false),
+  'datev.export.completed': unlisted('DatevExport', 'A DATEV export finished and can be downloaded.', false),
+  'datev.export.failed': unlisted('DatevExport', 'A DATEV export failed; see failure_reason.', false),
+  'datev.export.downloaded': unlisted('DatevExport', 'A DATEV export file was downloaded.', false),
+  'datev.export.cancelled': unlisted('DatevExport', 'A DATEV export was cancelled.', false),
+  'datev.export.deleted': unlisted('DatevExport', 'A DATEV export file was deleted.', false),
+
+  'tachograph.driver_card.downloaded': unlisted('TachographFile', 'A driver card was downloaded.', true),
+  'tachograph.vehicle_unit.downloaded': unlisted('TachographFile', 'A vehicle unit was downloaded.', true),
+  'tachograph.file.processed': unlisted('TachographFile', 'A tachograph file was processed into activities.', true),
+  'tachograph.file.failed': unlisted('TachographFile', 'A tachograph file could not be processed.', true),
+  'tachograph.download.overdue': unlisted('TachographDownloadDue', 'A legally required download is overdue.', true),
+  'tachograph.infringement.detected': unlisted('TachographInfringement', 'A driving or rest time infringement was found.', true),
+  'tachograph.driving_time.warning': unlisted('DrivingTimeWarning', 'A driver approaches a driving time limit.', true),
+  'tachograph.driver_card.expiring': unlisted('TachographCard', 'A driver card expires within 60 days.', true),
+  'tachograph.company_card.expiring': unlisted('TachographCard', 'A company card expires within 60 days.', false),
+
+  'dashcam.event.recorded': unlisted('DashcamEvent', 'A dashcam recorded a driving event (harsh braking, speeding, …).', true),
+  'dashcam.collision.detected': unlisted('DashcamEvent', 'A dashcam detected a collision.', true),
+  'dashcam.driver_distraction.detected': unlisted('DashcamEvent', 'A driver-facing camera detected distraction, drowsiness or phone use.', true),
+  'dashcam.video.requested': unlisted('DashcamVideo', 'A video clip was requested from a dashcam.', true),
+  'dashcam.video.uploaded': unlisted('DashcamVideo', 'A video clip was uploaded.', true),
+  'dashcam.video.deleted': unlisted('DashcamVideo', 'A video clip was deleted (retention or by request).', true),
+  'dashcam.device.online': unlisted('DashcamDevice', 'A dashcam came online.', false),
+  'dashcam.device.offline': unlisted('DashcamDevice', 'A dashcam went offline.', false),
+  'dashcam.device.tampered': unlisted('DashcamDevice', 'A dashcam reported tampering (unplugged, covered lens).', false),
+
+  'esign.envelope.created': unlisted('SignatureEnvelope', 'Documents were prepared for signature.', true),
+  'esign.envelope.sent': unlisted('SignatureEnvelope', 'An envelope was sent to its signers.', true),
+  'esign.envelope.viewed': unlisted('SignatureEnvelope', 'A signer opened an envelope.', true),
+  'esign.envelope.signed': unlisted('SignatureEnvelope', 'A signer signed; others may still be pending.', true),
+  'esign.envelope.completed': unlisted('SignatureEnvelope', 'Every signer signed.', true),
+  'esign.envelope.declined': unlisted('SignatureEnvelope', 'A signer declined to sign.', true),
+  'esign.envelope.voided': unlisted('SignatureEnvelope', 'The sender withdrew an envelope.', true),
+  'esign.envelope.expired': unlisted('SignatureEnvelope', 'An envelope expired before every signer signed.', true),
+  'esign.envelope.reminder_sent': unlisted('SignatureEnvelope', 'Pending signers were reminded.', true),
 } as const satisfies Record<string, EventDefinition>;
 
 export type EventType = keyof typeof EventCatalog;

@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig } from './app-config.js';
+import { readFileSync } from 'node:fs';
+import { AppConfig, ConfigError, loadConfig } from './app-config.js';
 
 describe('loadConfig', () => {
   it('uses the defaults of operations.md', () => {
@@ -41,10 +42,43 @@ describe('loadConfig', () => {
     ['WEBHOOK_ALLOW_HTTP', 'yes'],
     ['WEBHOOK_RETRY_SCHEDULE_MS', '1,2,3'],
     ['WEBHOOK_ALLOWED_CIDRS', 'localhost'],
+    ['WEBHOOK_ALLOWED_CIDRS', '999.0.0.0/8'],
+    ['SECRETS_KEY', 'too-short'],
     ['DATABASE_URL', 'mysql://x'],
     ['LOG_LEVEL', 'loud'],
+    ['METRICS_PORT', '70000'],
+    ['AUTH_FAILURES_PER_MINUTE', '0'],
+    ['TRUST_PROXY', 'x;y'],
   ])('refuses %s=%s and names the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
+  });
+
+  it('reads the metrics port, the failed-authentication limit and the trusted proxies', () => {
+    const defaults = loadConfig({});
+    expect([defaults.METRICS_PORT, defaults.AUTH_FAILURES_PER_MINUTE, defaults.trustProxy]).toEqual([undefined, 30, false]);
+    const config = loadConfig({ METRICS_PORT: '9464', AUTH_FAILURES_PER_MINUTE: '5', TRUST_PROXY: '1' });
+    expect([config.METRICS_PORT, config.AUTH_FAILURES_PER_MINUTE, config.trustProxy]).toEqual([9464, 5, 1]);
+    expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+  });
+
+  it('requires SECRETS_KEY when NODE_ENV=production and never prints its value', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SECRETS_KEY: required when NODE_ENV=production/);
+    const key = 'q'.repeat(43) + '=';
+    expect(loadConfig({ NODE_ENV: 'production', SECRETS_KEY: key }).SECRETS_KEY).toBe(key);
+    expect(loadConfig({ NODE_ENV: 'development' }).SECRETS_KEY).toBeUndefined();
+    expect(() => loadConfig({ SECRETS_KEY: 'x'.repeat(40) })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('x'.repeat(40)) }));
+  });
+
+  it('reads every variable the README documents, and only those: no second, hidden list', () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const table = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('## Administration CLI'));
+    const documented = [...table.matchAll(/^\| `([A-Z_]+)` \|/gm)].map(([, name]) => name).sort();
+    expect(documented.length).toBeGreaterThan(10);
+    expect(Object.keys(new AppConfig()).sort()).toEqual(documented);
+    expect(loadConfig({ CURSOR_SECRET: 's'.repeat(32), ERRORS_BASE_URL: 'https://errors.example.com' })).toMatchObject({
+      CURSOR_SECRET: 's'.repeat(32),
+      errorsBaseUrl: 'https://errors.example.com',
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { plainToInstance, Transform } from 'class-transformer';
+import ipaddr from 'ipaddr.js';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -13,6 +14,7 @@ import {
   Max,
   Min,
   validateSync,
+  ValidateBy,
 } from 'class-validator';
 
 export const APP_ROLES = ['api', 'mcp', 'worker'] as const;
@@ -32,7 +34,13 @@ const intList = ({ value }: { value: unknown }) => {
   return Array.isArray(items) ? items.map((item) => int({ value: item })) : items;
 };
 
-const CIDR = /^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$|^[0-9a-fA-F:]+\/\d{1,3}$/;
+const IsCidr = () =>
+  ValidateBy({
+    name: 'isCidr',
+    validator: { validate: (value) => typeof value === 'string' && ipaddr.isValidCIDR(value), defaultMessage: () => 'each entry must be a CIDR range such as 127.0.0.0/8' },
+  }, { each: true });
+/** 32 bytes, as 64 hexadecimal digits or in base64 (`openssl rand -base64 32`). */
+const SECRETS_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
 /**
@@ -77,11 +85,11 @@ export class AppConfig {
 
   @IsOptional()
   @IsUrl(URL_OPTIONS)
-  ERRORS_BASE_URL?: string;
+  ERRORS_BASE_URL?: string = undefined;
 
   @Transform(list)
   @IsArray()
-  @Matches(CIDR, { each: true })
+  @IsCidr()
   WEBHOOK_ALLOWED_CIDRS: string[] = [];
 
   @Transform(bool)
@@ -101,6 +109,36 @@ export class AppConfig {
   @Min(1)
   WEBHOOK_TIMEOUT_MS = 15000;
 
+  /** How often each worker sweeps: relays events whose notification was lost, re-queues pending deliveries whose job is gone. */
+  @Transform(int)
+  @IsInt()
+  @Min(100)
+  WEBHOOK_SWEEP_INTERVAL_MS = 30_000;
+
+  /** auto_consecutive_failures: this many failed attempts in a row … */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_DISABLE_CONSECUTIVE_FAILURES = 100;
+
+  /** … whose first is at least this old (5 days, as Svix). */
+  @Transform(int)
+  @IsInt()
+  @Min(0)
+  WEBHOOK_DISABLE_FAILURE_PERIOD_MS = 5 * 24 * 3600 * 1000;
+
+  /** auto_410_repeat: this many attempts in a row answered 410 Gone. */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_DISABLE_GONE_STREAK = 3;
+
+  /** auto_7_day_all_dead: a delivery went dead and nothing was delivered for this long while attempts were made. */
+  @Transform(int)
+  @IsInt()
+  @Min(0)
+  WEBHOOK_DISABLE_ALL_DEAD_PERIOD_MS = 7 * 24 * 3600 * 1000;
+
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
@@ -109,6 +147,46 @@ export class AppConfig {
   @IsInt()
   @Min(1)
   RATE_LIMIT_PER_SECOND = 100;
+
+  /**
+   * Failed authentications a client address may make per minute, counted in Redis for all
+   * processes; beyond it, 429 until the minute is over.
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  AUTH_FAILURES_PER_MINUTE = 30;
+
+  /**
+   * Which proxies to trust for the client address (express's `trust proxy`: `loopback`, a list
+   * of addresses or ranges, or a hop count). Empty: the TCP peer is the client.
+   */
+  @IsString()
+  @Matches(/^[A-Za-z0-9.:/, ]*$/)
+  TRUST_PROXY = '';
+
+  /** When set, Prometheus metrics are served on this port only, not on the API's. */
+  @IsOptional()
+  @Transform(int)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number = undefined;
+
+  /** Agent-tool server: requests per token and minute, over all processes. */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  MCP_RATE_LIMIT_PER_MINUTE = 120;
+
+  /**
+   * Agent-tool server: host names (no scheme or port) of browser origins allowed besides
+   * localhost. A request with any other `Origin` is refused (DNS-rebinding protection).
+   */
+  @Transform(list)
+  @IsArray()
+  @Matches(/^(\[[0-9a-f:]+\]|[a-z0-9.-]+)$/i, { each: true })
+  MCP_ALLOWED_ORIGINS: string[] = [];
 
   /** API versions that have been sunset: requesting one gives 410. */
   @Transform(list)
@@ -123,7 +201,25 @@ export class AppConfig {
   @IsOptional()
   @IsString()
   @Matches(/^.{32,}$/)
-  CURSOR_SECRET?: string;
+  CURSOR_SECRET?: string = undefined;
+
+  /**
+   * Key (32 bytes) under which webhook signing secrets are encrypted at rest (AES-256-GCM).
+   * Required when NODE_ENV=production; elsewhere a missing key is generated once per database
+   * with a warning (see WebhookSecretBox).
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(SECRETS_KEY, { message: 'SECRETS_KEY must be 32 bytes as 64 hex digits or base64 (openssl rand -base64 32)' })
+  SECRETS_KEY?: string = undefined;
+
+  /** `production` makes missing secrets fatal instead of generated. */
+  @IsString()
+  NODE_ENV = 'development';
+
+  get production(): boolean {
+    return this.NODE_ENV === 'production';
+  }
 
   get errorsBaseUrl(): string {
     return (this.ERRORS_BASE_URL ?? `${this.publicBaseUrl}/errors`).replace(/\/+$/, '');
@@ -131,6 +227,13 @@ export class AppConfig {
 
   get publicBaseUrl(): string {
     return this.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  }
+
+  /** `TRUST_PROXY` as express takes it: false, a hop count, or the addresses and ranges. */
+  get trustProxy(): boolean | number | string {
+    const value = this.TRUST_PROXY.trim();
+    if (value === '') return false;
+    return /^\d+$/.test(value) ? Number(value) : value;
   }
 
   hasRole(role: AppRole): boolean {
@@ -145,15 +248,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const defaults = new AppConfig();
   const present = Object.fromEntries(
     Object.keys(defaults)
-      .concat('ERRORS_BASE_URL', 'CURSOR_SECRET')
       .filter((name) => env[name] !== undefined && env[name] !== '')
       .map((name) => [name, env[name]]),
   );
   const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
   const errors = validateSync(config, { forbidUnknownValues: true });
-  if (errors.length > 0) {
-    const lines = errors.map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`);
-    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  const lines = errors.map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`);
+  if (config.production && config.SECRETS_KEY === undefined) {
+    lines.push('SECRETS_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted under it)');
   }
+  if (lines.length > 0) throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   return config;
 }

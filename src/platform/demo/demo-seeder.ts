@@ -1,15 +1,14 @@
 import type { Faker } from '@faker-js/faker';
-import type { EntityManager } from 'typeorm';
+import type { TenantScope } from '../tenancy/tenant-data.js';
 
 /** What `seed:demo` hands each module's seeder. */
 export interface DemoSeedContext {
-  tenantId: string;
+  /** The company being seeded, inside the one transaction the whole company is seeded in. */
+  data: TenantScope;
   /** How many records of every readable resource to create (`--records`, default 25). */
   records: number;
   /** Seeded faker, so a demo company is the same every time. */
   faker: Faker;
-  /** The transaction the whole company is seeded in. */
-  manager: EntityManager;
   /**
    * The id lists returned by the seeders that ran before this one (e.g. `employee_ids` from
    * HR, used by fleet for drivers), so modules can reference each other's records without

@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Inject, Logger, NotFoundException } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Application, Request, Response } from 'express';
+import type { ApiRequest } from '../auth/auth-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { allowedMethods } from '../http/allowed-methods.js';
 import { sendProblem } from '../http/http-pipeline.js';
@@ -18,11 +19,11 @@ export class ProblemFilter implements ExceptionFilter {
   ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const request = host.switchToHttp().getRequest<Request>();
+    const request = host.switchToHttp().getRequest<ApiRequest>();
     const response = host.switchToHttp().getResponse<Response>();
     const error = exception instanceof NotFoundException ? this.routeNotFound(request, exception) : exception;
     const problem = toProblem(error, this.config.errorsBaseUrl);
-    if (problem.cause !== undefined) this.logger.error({ err: problem.cause }, 'unhandled error');
+    if (problem.cause !== undefined) this.logger.error({ err: problem.cause, trace_id: request.traceId }, 'unhandled error');
     if (response.headersSent) return;
     sendProblem(response, problem);
   }

@@ -1,19 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from 'typeorm';
 import type { EventType } from '../catalog/event-types.js';
+import type { TenantScope } from '../tenancy/tenant-data.js';
 import type { EventEnvelope } from './event-envelope.js';
 import { OutboxEvent } from './event.entity.js';
 
 /**
- * Publishes events through the transactional outbox: callers pass the EntityManager of the
+ * Publishes events through the transactional outbox: callers pass the tenant scope of the
  * transaction that makes the change, so the event exists exactly when the change does.
  */
 @Injectable()
 export class EventPublisher {
-  async publish(manager: EntityManager, tenantId: string, type: EventType, data: unknown): Promise<EventEnvelope> {
+  async publish(scope: TenantScope, type: EventType, data: unknown): Promise<EventEnvelope> {
     const envelope: EventEnvelope = { id: randomUUID(), type, created_at: new Date().toISOString(), data };
-    await manager.getRepository(OutboxEvent).insert({ id: envelope.id, tenantId, type, envelope: envelope as never });
+    await scope.repository(OutboxEvent).insert({ id: envelope.id, type, envelope: envelope as never });
     return envelope;
   }
 }

@@ -1,17 +1,24 @@
 import type { INestApplication } from '@nestjs/common';
-import express, { type NextFunction, type Request, type Response } from 'express';
-import { type Server, STATUS_CODES } from 'node:http';
+import express, { type Application, type NextFunction, type Request, type Response } from 'express';
+import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiRequest } from '../auth/auth-context.js';
 import type { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../errors/problem.js';
-import { HTTP_LOGGER, type HttpLogger } from '../logging/logging.module.js';
+import { type Logger, PINO_LOGGER } from '../logging/logging.module.js';
+import { onRequestDone, requestLogLine } from '../logging/request-log.js';
+import { Metrics } from '../metrics/metrics.service.js';
 import { traceIdFrom } from '../tracing/trace-id.js';
+import { allowedMethods } from './allowed-methods.js';
+import { checkBody, checkQuery, hasBody } from './request-checks.js';
+import { securityHeaders } from './security-headers.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
 export const TRACE_HEADER = 'x-trace-id';
 export const BODY_LIMIT = '1mb';
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Requests that Node's HTTP parser refuses (oversized headers, broken syntax) never reach
@@ -23,15 +30,25 @@ export function answerClientErrors(server: Server, config: AppConfig): void {
       socket.destroy();
       return;
     }
-    const exception = new DomainException(error.code === 'HPE_HEADER_OVERFLOW' ? 'HeadersTooLarge' : 'MalformedRequest');
-    const { body } = toProblem(exception, config.errorsBaseUrl);
-    const text = JSON.stringify(body);
-    socket.end(
-      `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
-        `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
-        `${TRACE_HEADER}: ${traceIdFrom(undefined)}\r\nConnection: close\r\n\r\n${text}`,
-    );
+    endWithProblem(socket, new DomainException(error.code === 'HPE_HEADER_OVERFLOW' ? 'HeadersTooLarge' : 'MalformedRequest'), config);
   });
+  // Node hands CONNECT to this event instead of the request handler; without a listener the
+  // socket is closed unanswered. This server is no proxy: the target names no resource here.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    const exception = new DomainException('MethodNotAllowed', 'CONNECT is not supported: this server is not a proxy.', {}, { Allow: '' });
+    endWithProblem(socket, exception, config, traceIdFrom(request.headers.traceparent));
+  });
+}
+
+function endWithProblem(socket: Duplex, exception: DomainException, config: AppConfig, traceId = traceIdFrom(undefined)): void {
+  const { body, headers } = toProblem(exception, config.errorsBaseUrl);
+  const text = JSON.stringify(body);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.end(
+    `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}` +
+      `${TRACE_HEADER}: ${traceId}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }
 
 export function sendProblem(response: Response, problem: Problem): void {
@@ -42,9 +59,11 @@ export function sendProblem(response: Response, problem: Problem): void {
 
 /**
  * The express layer in front of Nest's router, in this order: trace id (so every answer,
- * errors and 304s included, carries `x-trace-id`), request log (one line per request under
- * that trace id), API version, JSON body parsing. Failures here are answered as problems
- * directly, since Nest's filters do not see them.
+ * errors and 304s included, carries `x-trace-id`), request log line and duration metric (one
+ * per request, under that trace id), security headers, API version and `Cache-Control:
+ * no-store` (versioned answers carry tenant data), query and media-type checks, JSON body
+ * parsing and the body checks. Failures here are answered as problems directly, since Nest's
+ * filters do not see them.
  */
 export function configureHttpPipeline(app: INestApplication, config: AppConfig): void {
   app.use((request: ApiRequest, response: Response, next: NextFunction) => {
@@ -52,18 +71,44 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     response.setHeader(TRACE_HEADER, request.traceId);
     next();
   });
-  app.use(app.get<symbol, HttpLogger>(HTTP_LOGGER));
+  const logLine = requestLogLine(app.get<symbol, Logger>(PINO_LOGGER));
+  const metrics = app.get(Metrics);
+  app.use(
+    onRequestDone((request, outcome) => {
+      logLine(request, outcome);
+      metrics.observeRequest(outcome.method, outcome.route, outcome.status, outcome.durationMs);
+    }),
+  );
+  app.use(securityHeaders(config));
   app.use((request: Request, response: Response, next: NextFunction) => {
     if (isUnversionedPath(request.path)) return next();
-    try {
-      response.setHeader(VERSION_HEADER, resolveApiVersion(request.headers[VERSION_HEADER.toLowerCase()], config.API_SUNSET_VERSIONS));
-      next();
-    } catch (error) {
-      sendProblem(response, toProblem(error, config.errorsBaseUrl));
+    response.setHeader('Cache-Control', 'no-store');
+    response.setHeader(VERSION_HEADER, resolveApiVersion(request.headers[VERSION_HEADER.toLowerCase()], config.API_SUNSET_VERSIONS));
+    next();
+  });
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    checkQuery(request.query);
+    next();
+  });
+  const expressApp = app.getHttpAdapter().getInstance() as Application;
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    // Only for a route that exists: an unknown path or method stays a 404 or 405.
+    if (BODY_METHODS.has(request.method) && hasBody(request.headers) && !request.is(JSON_TYPES) && allowedMethods(expressApp, request.path).includes(request.method)) {
+      const given = request.headers['content-type']?.split(';')[0].trim();
+      throw new DomainException(
+        'UnsupportedMediaType',
+        `${given ? `The request body is ${given.slice(0, 100)}` : 'The request body has no Content-Type'}; this operation reads application/json.`,
+        { field: 'Content-Type' },
+      );
     }
+    next();
   });
   // strict: false lets any JSON value through, so routes answer "not an object" with their own key.
-  app.use(express.json({ limit: BODY_LIMIT, strict: false, type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({ limit: BODY_LIMIT, strict: false, type: JSON_TYPES }));
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    checkBody(request.body);
+    next();
+  });
   app.use((error: unknown, _request: Request, response: Response, next: NextFunction) => {
     if (response.headersSent) return next(error);
     sendProblem(response, toProblem(error, config.errorsBaseUrl));

@@ -1,16 +1,20 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import type { ApiRequest } from '../auth/auth-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
+import { Metrics } from '../metrics/metrics.service.js';
 import { requestBodyHash } from './canonical-json.js';
 import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_REPLAYED_HEADER = 'Idempotency-Replayed';
+/** Route metadata: the answer carries a secret, so it is stored encrypted. */
+export const SEALED_RESPONSE_METADATA = 'integrations:idempotency-sealed-response';
 
 /** Headers of the first answer that a replay repeats; the rest (trace id, rate limits) are per request. */
 const REPLAYED_HEADERS = ['location', 'content-location', 'content-type'] as const;
@@ -34,16 +38,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     @Inject(IdempotencyStore) private readonly store: IdempotencyStore,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(Reflector) private readonly reflector: Reflector,
+    @Inject(Metrics) private readonly metrics: Metrics,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<ApiRequest>();
     const key = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
     if (key === undefined || !IDEMPOTENT_METHODS.has(request.method)) return next.handle();
-    return from(this.handle(request, context.switchToHttp().getResponse<Response>(), key, next));
+    const sealed = this.reflector.get<boolean | undefined>(SEALED_RESPONSE_METADATA, context.getHandler()) === true;
+    return from(this.handle(request, context.switchToHttp().getResponse<Response>(), key, next, sealed));
   }
 
-  private async handle(request: ApiRequest, response: Response, key: string | string[], next: CallHandler): Promise<unknown> {
+  private async handle(request: ApiRequest, response: Response, key: string | string[], next: CallHandler, sealed: boolean): Promise<unknown> {
     if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
       throw new DomainException('IdempotencyKeyInvalid', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', {
         field: IDEMPOTENCY_KEY_HEADER,
@@ -64,9 +71,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
       case 'conflict':
         throw new DomainException(outcome.error, CONFLICT_DETAILS[outcome.error]);
       case 'replay':
+        this.metrics.idempotencyReplays.inc();
         return this.replay(response, outcome.response);
       case 'claimed':
-        return this.execute(outcome.claim, response, next);
+        return this.execute(outcome.claim, request, response, next, sealed);
     }
   }
 
@@ -78,17 +86,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return stored.body ?? undefined;
   }
 
-  private async execute(claim: IdempotencyClaim, response: Response, next: CallHandler): Promise<unknown> {
+  private async execute(claim: IdempotencyClaim, request: ApiRequest, response: Response, next: CallHandler, sealed: boolean): Promise<unknown> {
     let value: unknown;
     try {
       value = await lastValueFrom(next.handle(), { defaultValue: undefined });
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
       const headers = { ...lowerCaseKeys(problem.headers), 'content-type': PROBLEM_CONTENT_TYPE };
-      await this.settle(claim, { status: problem.body.status, headers, body: JSON.stringify(problem.body) }, problem.body.detail_key);
+      await this.settle(request, claim, { status: problem.body.status, headers, body: JSON.stringify(problem.body) }, problem.body.detail_key);
       throw error;
     }
-    await this.settle(claim, { status: response.statusCode, headers: answerHeaders(response, value), body: serialize(value) });
+    await this.settle(request, claim, { status: response.statusCode, headers: answerHeaders(response, value), body: serialize(value) }, undefined, sealed);
     return value;
   }
 
@@ -97,14 +105,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
    * the request has run, and its own answer is the truthful one. The claim then stays in
    * progress until it is stale and a repeat takes it over.
    */
-  private async settle(claim: IdempotencyClaim, answer: StoredResponse, detailKey?: string): Promise<void> {
+  private async settle(request: ApiRequest, claim: IdempotencyClaim, answer: StoredResponse, detailKey?: string, sealed = false): Promise<void> {
     try {
       if (!isStoredResponse(answer.status, detailKey)) await this.store.release(claim);
       else if (answer.body !== null && Buffer.byteLength(answer.body) > MAX_REPLAYABLE_BODY_BYTES) {
         await this.store.completeTooLarge(claim, answer.status);
-      } else await this.store.complete(claim, answer);
+      } else await this.store.complete(claim, answer, sealed);
     } catch (error) {
-      this.logger.error({ err: error }, 'could not store the idempotent response');
+      this.logger.error({ err: error, trace_id: request.traceId }, 'could not store the idempotent response');
     }
   }
 }

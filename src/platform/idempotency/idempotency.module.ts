@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CryptoModule } from '../crypto/crypto.module.js';
 import { IdempotencyCleanupJob } from './idempotency-cleanup.job.js';
 import { IdempotencyInterceptor } from './idempotency.interceptor.js';
 import { IdempotencyStore } from './idempotency.store.js';
@@ -8,6 +9,7 @@ import { IdempotencyStore } from './idempotency.store.js';
  * interceptor is exported because `@UseInterceptors` resolves it in each feature module.
  */
 @Module({
+  imports: [CryptoModule],
   providers: [IdempotencyStore, IdempotencyInterceptor, IdempotencyCleanupJob],
   exports: [IdempotencyStore, IdempotencyInterceptor],
 })

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
+import { SecretsCipher } from '../crypto/secrets-cipher.js';
 import { IDEMPOTENCY_RETENTION_HOURS, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
 
 /** What identifies a repeat: same company, API key, Idempotency-Key, method and path. */
@@ -38,6 +39,7 @@ interface ExistingRow {
   response_status: number | null;
   response_headers: Record<string, string> | null;
   response_body: string | null;
+  response_body_ciphertext: Buffer | null;
 }
 
 /**
@@ -56,6 +58,7 @@ const CLAIM_SQL = `
     response_status = NULL,
     response_headers = NULL,
     response_body = NULL,
+    response_body_ciphertext = NULL,
     created_at = clock_timestamp(),
     updated_at = clock_timestamp(),
     expires_at = EXCLUDED.expires_at
@@ -69,7 +72,10 @@ const CLEANUP_BATCH = 1000;
 /** The `idempotency_keys` table: claims, stored responses and their expiry. */
 @Injectable()
 export class IdempotencyStore {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(SecretsCipher) private readonly cipher: SecretsCipher,
+  ) {}
 
   async claim(scope: IdempotencyScope, requestHash: string): Promise<ClaimOutcome> {
     // A row seen as conflicting can vanish before it is read (its request was not stored, or it
@@ -90,7 +96,7 @@ export class IdempotencyStore {
       if (claimed.length === 1) return { kind: 'claimed', claim: { id: claimed[0].id, lockToken } };
 
       const [row]: ExistingRow[] = await this.dataSource.query(
-        `SELECT request_hash, state, response_status, response_headers, response_body FROM idempotency_keys
+        `SELECT request_hash, state, response_status, response_headers, response_body, response_body_ciphertext FROM idempotency_keys
           WHERE tenant_id = $1 AND api_key_id = $2 AND key = $3 AND method = $4 AND path = $5`,
         [scope.tenantId, scope.apiKeyId, scope.key, scope.method, scope.path],
       );
@@ -100,15 +106,22 @@ export class IdempotencyStore {
       if (row.state === 'too_large') return { kind: 'conflict', error: 'IdempotencyReplayUnavailable' };
       return {
         kind: 'replay',
-        response: { status: row.response_status!, headers: row.response_headers ?? {}, body: row.response_body },
+        response: {
+          status: row.response_status!,
+          headers: row.response_headers ?? {},
+          body: row.response_body_ciphertext ? this.cipher.open(row.response_body_ciphertext) : row.response_body,
+        },
       };
     }
     return { kind: 'conflict', error: 'IdempotencyInProgress' };
   }
 
-  /** Stores the answer for replay; ignored when the claim was taken over meanwhile. */
-  async complete(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-    await this.finish(claim, 'completed', response.status, response.headers, response.body);
+  /**
+   * Stores the answer for replay; ignored when the claim was taken over meanwhile. `sealed`:
+   * the body carries a secret and is stored encrypted.
+   */
+  async complete(claim: IdempotencyClaim, response: StoredResponse, sealed = false): Promise<void> {
+    await this.finish(claim, 'completed', response.status, response.headers, response.body, sealed);
   }
 
   /** Records that the request ran but its answer is too large to replay. */
@@ -141,13 +154,24 @@ export class IdempotencyStore {
     status: number,
     headers: Record<string, string> | null,
     body: string | null,
+    sealed = false,
   ): Promise<void> {
+    const seal = sealed && body !== null;
     await this.dataSource.query(
       `UPDATE idempotency_keys
-          SET state = $3, response_status = $4, response_headers = $5, response_body = $6,
+          SET state = $3, response_status = $4, response_headers = $5, response_body = $6, response_body_ciphertext = $8,
               updated_at = clock_timestamp(), expires_at = clock_timestamp() + make_interval(hours => $7)
         WHERE id = $1 AND lock_token = $2`,
-      [claim.id, claim.lockToken, state, status, headers === null ? null : JSON.stringify(headers), body, IDEMPOTENCY_RETENTION_HOURS],
+      [
+        claim.id,
+        claim.lockToken,
+        state,
+        status,
+        headers === null ? null : JSON.stringify(headers),
+        seal ? null : body,
+        IDEMPOTENCY_RETENTION_HOURS,
+        seal ? this.cipher.seal(body) : null,
+      ],
     );
   }
 }

@@ -1,10 +1,10 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { Errors } from '../catalog/errors.js';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
 import { ProblemDto } from '../openapi/problem.dto.js';
 import { IDEMPOTENCY_RETENTION_HOURS, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
-import { IDEMPOTENCY_KEY_HEADER, IdempotencyInterceptor } from './idempotency.interceptor.js';
+import { IDEMPOTENCY_KEY_HEADER, IdempotencyInterceptor, SEALED_RESPONSE_METADATA } from './idempotency.interceptor.js';
 
 const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${ProblemDto.name}` } } };
 
@@ -12,9 +12,11 @@ const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components
  * Makes a POST, PATCH or DELETE route honour the `Idempotency-Key` header (spec section 8): a
  * repeat within 24 hours from the same API key with the same key, method and path is not run
  * again; the first status and body are returned with `Idempotency-Replayed: true`.
+ * `sealResponse`: the answer carries a secret, so the stored copy is encrypted under SECRETS_KEY.
  */
-export function Idempotent(): MethodDecorator {
+export function Idempotent(options: { sealResponse?: boolean } = {}): MethodDecorator {
   return applyDecorators(
+    SetMetadata(SEALED_RESPONSE_METADATA, options.sealResponse === true),
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,

@@ -1,27 +1,18 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type DestinationStream, type Logger, pino } from 'pino';
-import type { Options } from 'pino-http';
-import type { ApiRequest } from '../auth/auth-context.js';
+import type { LoggerService } from '@nestjs/common';
+import { type DestinationStream, type Level, type Logger, pino } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
-import { traceIdFrom } from '../tracing/trace-id.js';
 
-/** Member names whose values are credentials, wherever they appear in a log object. */
-const SECRET_MEMBERS = ['key', 'secret', 'token', 'password', 'api_key', 'apiKey', 'secret_hash', 'secretHash', 'authorization'];
+/** Member names whose values are credentials, wherever they appear in a logged object. */
+const SECRET_MEMBERS = ['key', 'secret', 'token', 'password', 'api_key', 'apiKey', 'access_token', 'secret_hash', 'secretHash', 'authorization'];
 
-/** fast-redact needs explicit depths; four levels cover the objects this service logs. */
+/** The redaction needs explicit depths; four levels cover the objects this service logs. */
 const SECRET_DEPTHS = ['', '*.', '*.*.', '*.*.*.'];
 
-export const REDACTED_PATHS: readonly string[] = [
-  'req.headers.authorization',
-  'req.headers["proxy-authorization"]',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-  ...SECRET_DEPTHS.flatMap((depth) => SECRET_MEMBERS.map((member) => `${depth}${member}`)),
-];
+export const REDACTED_PATHS: readonly string[] = SECRET_DEPTHS.flatMap((depth) => SECRET_MEMBERS.map((member) => `${depth}${member}`));
 
 export const REDACTED = '[Redacted]';
 
-/** The process's JSON logger: level from `LOG_LEVEL`, credentials redacted before serialisation. */
+/** The process's JSON logger: level from `LOG_LEVEL`, credential members redacted before serialisation. */
 export function createLogger(config: Pick<AppConfig, 'LOG_LEVEL'>, destination?: DestinationStream): Logger {
   const options = {
     level: config.LOG_LEVEL,
@@ -32,16 +23,48 @@ export function createLogger(config: Pick<AppConfig, 'LOG_LEVEL'>, destination?:
 }
 
 /**
- * pino-http options over `logger`: one line per request at `error` for 5xx, `info` otherwise.
- * The request's trace id (set by the trace middleware from `traceparent`, or fresh) is the
- * request id, bound as `trace_id` to that line and to everything logged while serving it.
+ * Nest's logger interface over pino, for Nest's own messages and `new Logger(context)` in the
+ * code. Nest passes the context as the last argument; an object first argument is merged into
+ * the line (`logger.error({ err, trace_id }, 'message')`).
  */
-export function httpLoggerOptions(logger: Logger): Options<IncomingMessage, ServerResponse> {
-  return {
-    logger,
-    genReqId: (request) => (request as ApiRequest).traceId ?? traceIdFrom(request.headers.traceparent),
-    customAttributeKeys: { reqId: 'trace_id' },
-    quietReqLogger: true,
-    customLogLevel: (_request, response, error) => (error || response.statusCode >= 500 ? 'error' : 'info'),
-  };
+export class PinoNestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, ...params: unknown[]): void {
+    this.write('info', message, params);
+  }
+
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
+  }
+
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
+  }
+
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
+  }
+
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
+  }
+
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
+  }
+
+  private write(level: Level, message: unknown, params: unknown[]): void {
+    if (!this.logger.isLevelEnabled(level)) return;
+    const context = params.length > 0 && typeof params.at(-1) === 'string' ? (params.at(-1) as string) : undefined;
+    const rest = (context === undefined ? params : params.slice(0, -1)).filter((param) => param !== undefined);
+    if (message instanceof Error) {
+      this.logger[level]({ context, err: message }, message.message);
+    } else if (typeof message === 'object' && message !== null) {
+      this.logger[level]({ context, ...message }, typeof rest[0] === 'string' ? rest[0] : undefined);
+    } else {
+      // Nest's error(message, stack, context): the stack is the middle argument.
+      this.logger[level]({ context, ...(level === 'error' && typeof rest[0] === 'string' ? { stack: rest[0] } : {}) }, String(message));
+    }
+  }
 }

@@ -1,28 +1,25 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { LoggerModule } from 'nestjs-pino';
-import { pinoHttp } from 'pino-http';
+import type { Logger } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
-import { createLogger, httpLoggerOptions } from './logger.js';
+import { createLogger, PinoNestLogger } from './logger.js';
 
-/** The pino-http middleware, mounted by the HTTP pipeline right after the trace id is set. */
-export const HTTP_LOGGER = Symbol('HTTP_LOGGER');
-export type HttpLogger = ReturnType<typeof pinoHttp>;
+/** The process's pino logger; the HTTP pipeline writes the request lines through it. */
+export const PINO_LOGGER = Symbol('PINO_LOGGER');
+export type { Logger };
 
-/**
- * Structured JSON logs. The HTTP pipeline mounts the request logger itself (`useExisting`), in
- * front of version checks and body parsing, so requests refused there are logged too; Nest's
- * logger then writes through the same pino instance, bound to the request's trace id.
- */
+/** Structured JSON logs: one pino logger per process, also behind Nest's logger (`PinoNestLogger`). */
 @Module({})
 export class LoggingModule {
   static forRoot(config: AppConfig): DynamicModule {
-    const options = httpLoggerOptions(createLogger(config));
+    const logger = createLogger(config);
     return {
       module: LoggingModule,
       global: true,
-      imports: [LoggerModule.forRoot({ pinoHttp: options, useExisting: true })],
-      providers: [{ provide: HTTP_LOGGER, useValue: pinoHttp(options) }],
-      exports: [HTTP_LOGGER],
+      providers: [
+        { provide: PINO_LOGGER, useValue: logger },
+        { provide: PinoNestLogger, useValue: new PinoNestLogger(logger) },
+      ],
+      exports: [PINO_LOGGER, PinoNestLogger],
     };
   }
 }

@@ -7,20 +7,26 @@ import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
 import { BODY_LIMIT, TRACE_HEADER } from '../http/http-pipeline.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../pagination/page.js';
 import { CURRENT_API_VERSION, isUnversionedPath, SUPPORTED_API_VERSIONS, VERSION_HEADER } from '../versioning/api-version.js';
+import { addEventWebhooks } from './event-webhooks.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER } from '../idempotency/idempotency.interceptor.js';
+import { exampleFor, problemExample } from './openapi-examples.js';
+import { operationIdFor } from './openapi-operation-ids.js';
+import { declareTags } from './openapi-tags.js';
 import { ProblemDto } from './problem.dto.js';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type Responses = Operation['responses'];
+type HeaderObject = NonNullable<NonNullable<OpenAPIObject['components']>['headers']>[string];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const BODY_METHODS = new Set(['post', 'put', 'patch']);
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 const PROBLEM_REF = `#/components/schemas/${ProblemDto.name}`;
 
 function description(config: AppConfig): string {
   return `Machine-to-machine REST API over one company's (tenant's) finance, fleet, HR, support and document data, with draft invoice writes and signed webhook events.
 
 ## Authentication
-Send \`Authorization: Bearer oh_live_<prefix>_<secret>\`: an API key of one company, created with a set of scopes. Each operation names the scopes it needs in its \`apiKey\` security requirement (and in \`x-required-scopes\`). A missing or invalid key gives 401; a missing scope gives 403 \`${Errors.MissingScope.detailKey}\` with a \`missing_scope\` member; a key whose company is inactive gives 404 \`${Errors.TenantNotFound.detailKey}\`. Only this document (\`GET /v1/openapi.json\`) needs no key.
+Send \`Authorization: Bearer oh_live_<prefix>_<secret>\`: an API key of one company, created with a set of scopes. Each operation names the scopes it needs in its \`${API_KEY_SECURITY}\` security requirement (and in \`x-required-scopes\`). A missing or invalid key gives 401; a missing scope gives 403 \`${Errors.MissingScope.detailKey}\` with a \`missing_scope\` member; a key whose company is inactive gives 404 \`${Errors.TenantNotFound.detailKey}\`. Only this document (\`GET /v1/openapi.json\`) needs no key.
 
 ## Versioning
 The current version is \`${CURRENT_API_VERSION}\`; supported versions: ${SUPPORTED_API_VERSIONS.map((version) => `\`${version}\``).join(', ')}. The request header \`${VERSION_HEADER}\` is optional: when it is absent the current version is served. Every response to an accepted request names the version served in its \`${VERSION_HEADER}\` response header. An unsupported value gives 400 \`${Errors.UnsupportedVersion.detailKey}\`; a version that has been sunset gives 410 \`${Errors.VersionSunset.detailKey}\`.
@@ -33,8 +39,20 @@ The current version is \`${CURRENT_API_VERSION}\`; supported versions: ${SUPPORT
 - Lists take \`limit\` (integer, default ${DEFAULT_LIMIT}; below 1 counts as 1, above ${MAX_LIMIT} as ${MAX_LIMIT}) and \`cursor\` (the opaque \`next_cursor\` of the previous page, passed back unchanged) and answer \`{data, next_cursor, has_more}\`, newest first (creation time to the microsecond, then id). A cursor the list did not issue gives 422 with the list's \`invalid_cursor\` key.
 - POST, PATCH and DELETE accept an \`Idempotency-Key\` header: a repeat within 24 hours returns the first answer with \`Idempotency-Replayed: true\`.
 
+## Agent-tool server
+The same resources are readable by AI agents through a Model Context Protocol server on its own address (Streamable HTTP, \`POST /mcp\`; \`GET /handshake\` for versions and capabilities; REST shortcuts \`POST /tools/list\` and \`POST /tools/call\`). It takes \`Authorization: Bearer oht_<token>\` plus \`X-OH-Tenant\` (the company's slug or id) and refuses API keys; this API refuses \`oht_\` tokens with 401. A missing, unknown or revoked token, a missing or foreign tenant, or an inactive company gives 401 \`${Errors.McpUnauthenticated.detailKey}\` (this problem body, with \`WWW-Authenticate: Bearer\`). Each token may make ${config.MCP_RATE_LIMIT_PER_MINUTE} requests per minute (429 \`${Errors.RateLimited.detailKey}\` with \`Retry-After\`). Tools: \`list_\`, \`get_\`, \`search_\` and \`recent_<resource>\` for every list operation below, and \`summarise_<area>\` for finance, fleet, hr, support and documents.
+
 ## Errors
-Every error is \`${PROBLEM_CONTENT_TYPE}\` (RFC 9457, schema \`${ProblemDto.name}\`) with a stable \`detail_key\`; \`type\` is a URL under \`${config.errorsBaseUrl}\`. An unknown path gives 404 \`${Errors.RouteNotFound.detailKey}\`; a known path with another method gives 405 \`${Errors.MethodNotAllowed.detailKey}\` with an \`Allow\` header. A request body must be JSON of at most ${BODY_LIMIT.toUpperCase()}: malformed JSON gives 422 \`${Errors.MalformedJson.detailKey}\`, a larger body 413 \`${Errors.PayloadTooLarge.detailKey}\`. A 5xx never carries internal details.`;
+Every error is \`${PROBLEM_CONTENT_TYPE}\` (RFC 9457, schema \`${ProblemDto.name}\`) with a stable \`detail_key\`; \`type\` is a URL under \`${config.errorsBaseUrl}\`. An unknown path gives 404 \`${Errors.RouteNotFound.detailKey}\`; a known path with another method gives 405 \`${Errors.MethodNotAllowed.detailKey}\` with an \`Allow\` header. A request body must be JSON of at most ${BODY_LIMIT.toUpperCase()}: malformed JSON gives 422 \`${Errors.MalformedJson.detailKey}\`, a larger body 413 \`${Errors.PayloadTooLarge.detailKey}\`. A 5xx never carries internal details.
+
+## Receiving webhooks
+Each delivery is a \`POST\` with \`Content-Type: application/json\`, a \`User-Agent\` of \`OH-Webhooks/1.0\`, and the envelope \`{id, type, created_at, api_version, data}\`: \`id\` is the event's id (equal to the \`Idempotency-Key\` and \`webhook-id\` headers, the same on every retry and replay: deduplicate on it), \`type\` the event type, \`created_at\` when the change was committed, \`api_version\` the version that shapes the body (the endpoint's \`pinned_version\`, else the current version), \`data\` the resource as this API shows it. Answer 2xx within 15 seconds; anything else is retried up to 8 attempts in all, except 410, which stops.
+
+Two signatures cover the raw body, both HMAC-SHA256 keyed with the base64-decoded part of the \`whsec_\` secret:
+- Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\`: \`v1,<base64 HMAC of "<webhook-id>.<webhook-timestamp>.<body>">\`; any Standard Webhooks library verifies them (\`new Webhook(secret).verify(body, headers)\`).
+- \`X-OH-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<body>">\`: recompute the hex HMAC, compare in constant time with any \`v1\`, and refuse a \`t\` more than 5 minutes away.
+
+During the 24 hours after a \`rotate_secret\`, both the new and the previous secret sign: \`webhook-signature\` carries two space-separated signatures and \`X-OH-Signature\` two \`v1\` entries; accept either. A replay is signed afresh (new timestamp) with the current secret.`;
 }
 
 const problemResponse = (text: string) => ({ description: text, content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: PROBLEM_REF } } } });
@@ -46,17 +64,32 @@ const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   431: problemResponse(`Request headers over the server's limit (16 KiB): \`${Errors.HeadersTooLarge.detailKey}\`.`),
   500: problemResponse(`Unexpected failure; the body carries no internal details. Quote the ${TRACE_HEADER} header.`),
 };
+const METHOD_NOT_ALLOWED = {
+  ...problemResponse(`\`${Errors.MethodNotAllowed.detailKey}\`: the path is served, but not with this method.`),
+  headers: { Allow: { description: 'The methods this path serves.', schema: { type: 'string' }, example: 'GET, HEAD' } },
+};
 const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   413: problemResponse(`The request body exceeds ${BODY_LIMIT.toUpperCase()}.`),
+  415: problemResponse(
+    `\`${Errors.UnsupportedMediaType.detailKey}\`: a body that is not \`application/json\` (the detail names the Content-Type sent), or a charset or content encoding that cannot be decoded.`,
+  ),
   422: problemResponse(`Validation failed (malformed JSON: \`${Errors.MalformedJson.detailKey}\`); see \`detail_key\`.`),
 };
 
+/** Statuses answered before authentication: they carry no rate-limit or idempotency headers. */
+const BEFORE_AUTH = new Set(['400', '401', '405', '410', '413', '415', '431']);
+/** Statuses answered before the API version is resolved: they carry no OH-Version. */
+const BEFORE_VERSION = new Set(['400', '410', '431']);
+
 /**
  * Adds what the platform does for every operation but no controller declares: the OH-Version
- * parameter, the pipeline's error answers, the x-trace-id and OH-Version response headers, and
- * `security: []` for public operations (declared by `@Public()` as the empty requirement).
+ * parameter, the pipeline's error answers (405, 415 included), the response headers (trace id,
+ * OH-Version, rate limits, Retry-After, Idempotency-Replayed), `security: []` for public
+ * operations (declared by `@Public()` as the empty requirement), the operationId convention,
+ * the required scope in each description and media-type examples. Done here,
+ * once, so every route of every module gets it without declaring it.
  */
-function applyPlatformConventions(document: OpenAPIObject): OpenAPIObject {
+function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): OpenAPIObject {
   document.components ??= {};
   document.components.parameters = {
     ...document.components.parameters,
@@ -68,11 +101,9 @@ function applyPlatformConventions(document: OpenAPIObject): OpenAPIObject {
       schema: { type: 'string', format: 'date', enum: [...SUPPORTED_API_VERSIONS], default: CURRENT_API_VERSION },
     },
   };
-  document.components.headers = {
-    ...document.components.headers,
-    TraceId: { description: 'Trace id of this request (32 hex digits); from a valid `traceparent` when one was sent.', schema: { type: 'string', pattern: '^[0-9a-f]{32}$' } },
-    OhVersion: { description: 'The API version served.', schema: { type: 'string', format: 'date' } },
-  };
+  document.components.headers = { ...document.components.headers, ...responseHeaders(config) };
+  const schemas = (document.components.schemas ?? {}) as Record<string, Record<string, unknown>>;
+  const operationIds = new Map<string, string>();
   for (const [path, item] of Object.entries(document.paths)) {
     const versioned = !isUnversionedPath(path);
     for (const method of METHODS) {
@@ -80,20 +111,73 @@ function applyPlatformConventions(document: OpenAPIObject): OpenAPIObject {
       if (!operation) continue;
       if (versioned) operation.parameters = [{ $ref: '#/components/parameters/OhVersion' }, ...(operation.parameters ?? [])];
       const pipeline = versioned ? PIPELINE_RESPONSES : { 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
-      const added = structuredClone({ ...pipeline, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
+      const added = structuredClone({ ...pipeline, 405: METHOD_NOT_ALLOWED, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
       operation.responses = sortResponses({ ...added, ...operation.responses });
+      if (operation.security?.length === 1 && Object.keys(operation.security[0]).length === 0) operation.security = [];
+      const secured = (operation.security ?? []).length > 0;
+      const idempotent = (operation.parameters ?? []).some((parameter) => 'name' in parameter && parameter.name === IDEMPOTENCY_KEY_HEADER);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!response || '$ref' in response) continue;
+        const afterAuth = secured && !BEFORE_AUTH.has(status);
         response.headers = {
           [TRACE_HEADER]: { $ref: '#/components/headers/TraceId' },
-          ...(versioned && Number(status) < 400 ? { [VERSION_HEADER]: { $ref: '#/components/headers/OhVersion' } } : {}),
+          ...(versioned && !BEFORE_VERSION.has(status) ? { [VERSION_HEADER]: { $ref: '#/components/headers/OhVersion' } } : {}),
+          ...(afterAuth ? { RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' } } : {}),
+          ...(status === '429' ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+          ...(idempotent && afterAuth && Number(status) < 500 && status !== '409' ? { [IDEMPOTENCY_REPLAYED_HEADER]: { $ref: '#/components/headers/IdempotencyReplayed' } } : {}),
           ...response.headers,
         };
+        if (/^2/.test(status) && !response.description) response.description = `${operation.summary ?? 'Success'}.`;
+        addExamples(response.content as Content | undefined, schemas, config, Number(status));
       }
-      if (operation.security?.length === 1 && Object.keys(operation.security[0]).length === 0) operation.security = [];
+      if (operation.requestBody && !('$ref' in operation.requestBody)) addExamples(operation.requestBody.content as Content, schemas, config);
+      const scopes = (operation as Operation & { 'x-required-scopes'?: string[] })['x-required-scopes'];
+      if (scopes) {
+        const required = scopes.length ? scopes.map((scope) => `\`${scope}\``).join(', ') : 'none; any valid API key';
+        operation.description = `**Required scope:** ${required}.${operation.description ? `\n\n${operation.description}` : ''}`;
+      }
+      if (!operation.operationId?.includes('.')) operation.operationId = operationIdFor(method, path);
+      const other = operationIds.get(operation.operationId);
+      if (other) throw new Error(`operationId ${operation.operationId} of ${method.toUpperCase()} ${path} is also that of ${other}`);
+      operationIds.set(operation.operationId, `${method.toUpperCase()} ${path}`);
     }
   }
   return document;
+}
+
+type Content = Record<string, { schema?: Record<string, unknown>; example?: unknown; examples?: unknown }>;
+
+/** A media-type example for every content that has none: realistic values from the schema, or the problem the status stands for. */
+function addExamples(content: Content | undefined, schemas: Record<string, Record<string, unknown>>, config: AppConfig, status?: number): void {
+  for (const [mediaType, media] of Object.entries(content ?? {})) {
+    if (media.example !== undefined || media.examples !== undefined) continue;
+    const example = mediaType === PROBLEM_CONTENT_TYPE && status !== undefined ? problemExample(status, config.errorsBaseUrl) : exampleFor(media.schema, schemas);
+    if (example !== undefined) media.example = example;
+  }
+}
+
+function responseHeaders(config: AppConfig): Record<string, HeaderObject> {
+  return {
+    TraceId: { description: 'Trace id of this request (32 hex digits); from a valid `traceparent` when one was sent.', schema: { type: 'string', pattern: '^[0-9a-f]{32}$' }, example: '4bf92f3577b34da6a3ce929d0e0e4736' },
+    OhVersion: { description: 'The API version served.', schema: { type: 'string', format: 'date' }, example: CURRENT_API_VERSION },
+    RateLimit: {
+      description:
+        'What is left of each limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `r` requests remain until the window resets in `t` seconds. Every authenticated answer carries it.',
+      schema: { type: 'string' },
+      example: `"default";r=${config.RATE_LIMIT_PER_SECOND - 1};t=1`,
+    },
+    RateLimitPolicy: {
+      description: `The limits that apply: \`q\` requests per \`w\` seconds. The general limit is ${config.RATE_LIMIT_PER_SECOND} requests per second per API key; some operations add named limits (\`x-rate-limit\`).`,
+      schema: { type: 'string' },
+      example: `"default";q=${config.RATE_LIMIT_PER_SECOND};w=1`,
+    },
+    RetryAfter: { description: 'Seconds to wait before retrying (whole seconds, at least 1).', schema: { type: 'integer', minimum: 1 }, example: 1 },
+    IdempotencyReplayed: {
+      description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise.',
+      schema: { type: 'string', enum: ['true'] },
+      example: 'true',
+    },
+  };
 }
 
 function sortResponses(responses: Responses): Responses {
@@ -119,5 +203,8 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
         'An API key: `oh_live_` + 12-character prefix (a-z, 0-9) + `_` + 43-character secret (A-Z, a-z, 0-9). The security requirement of each operation lists the scopes it needs; `int:*` grants every scope and a write scope includes its read scope.',
     })
     .build();
-  return applyPlatformConventions(SwaggerModule.createDocument(app, base, { extraModels: [ProblemDto] }));
+  const document = SwaggerModule.createDocument(app, base, { extraModels: [ProblemDto] });
+  // OpenAPI 3.1 names a licence by SPDX expression; LicenseRef- is SPDX's form for one of its own.
+  document.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as OpenAPIObject['info']['license'];
+  return declareTags(addEventWebhooks(applyPlatformConventions(document, config)));
 }

@@ -18,8 +18,10 @@ export interface OpenApiRepresentation {
 export class OpenApiPublication {
   private identity?: OpenApiRepresentation;
   private gzip?: OpenApiRepresentation;
+  private published?: OpenAPIObject;
 
   publish(document: OpenAPIObject): void {
+    this.published = document;
     const body = Buffer.from(JSON.stringify(document), 'utf8');
     const hash = createHash('sha256').update(body).digest('base64url');
     this.identity = { body, etag: `"${hash}"` };
@@ -30,6 +32,12 @@ export class OpenApiPublication {
     const chosen = gzip ? this.gzip : this.identity;
     if (!chosen) throw new Error('the OpenAPI document has not been published');
     return chosen;
+  }
+
+  /** The document as an object, for what is derived from it (the event catalogue's schemas). */
+  document(): OpenAPIObject {
+    if (!this.published) throw new Error('the OpenAPI document has not been published');
+    return this.published;
   }
 
   /** Both tags name the same document, so a conditional request may quote either. */

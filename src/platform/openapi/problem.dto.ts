@@ -19,7 +19,7 @@ export class ProblemDto {
   @ApiProperty({ example: 'Validation failed' })
   title: string;
 
-  @ApiProperty({ example: 422, description: 'Equal to the HTTP status.' })
+  @ApiProperty({ type: 'integer', minimum: 400, maximum: 599, example: 422, description: 'Equal to the HTTP status.' })
   status: number;
 
   @ApiProperty({ example: 'due_date is before issue_date' })
@@ -43,6 +43,14 @@ export class ProblemDto {
   @ApiPropertyOptional({ description: 'On 403: the scope required.', example: 'int:fin.invoices:read' })
   missing_scope?: string;
 
-  @ApiPropertyOptional({ description: 'On 403 when several scopes are missing.', type: [String] })
+  @ApiPropertyOptional({ description: 'On 403 when several scopes are missing.', type: [String], example: ['int:fin.invoices:read', 'int:hr.employees:read'] })
   missing_scopes?: string[];
+
+  @ApiPropertyOptional({ description: 'With unknown_event_type: exactly the event types not in the catalogue.', type: [String], example: ['fin.invoice.deleted'] })
+  unknown_event_types?: string[];
+
+  @ApiPropertyOptional({ type: 'integer', description: 'With quota_exceeded: the quota.', example: 5 })
+  limit?: number;
+  @ApiPropertyOptional({ description: 'On 400 `unsupported_version`: the versions this server serves.', type: [String], example: ['2026-05-16'] })
+  supported_versions?: string[];
 }

@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../config/app-config.js';
+import { DOCS_PATH } from './docs-path.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { OpenApiPublication } from './openapi-publication.js';
 
-export const DOCS_PATH = 'docs';
 
 /**
  * Builds the document once from every controller of `app` and publishes it at
@@ -18,6 +18,6 @@ export function publishOpenApi(app: INestApplication, config: AppConfig): void {
   SwaggerModule.setup(DOCS_PATH, app, document, {
     raw: false,
     customSiteTitle: 'Integrations API',
-    swaggerOptions: { defaultModelsExpandDepth: 0, persistAuthorization: false },
+    swaggerOptions: { defaultModelsExpandDepth: 0, persistAuthorization: true },
   });
 }

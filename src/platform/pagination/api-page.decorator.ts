@@ -10,8 +10,14 @@ export function ApiPaginatedResponse(item: Type<unknown>, description: string): 
     ApiQuery({
       name: 'limit',
       required: false,
-      schema: { type: 'integer', default: DEFAULT_LIMIT, minimum: 1, maximum: MAX_LIMIT },
-      description: `Page size, ${1}-${MAX_LIMIT} (default ${DEFAULT_LIMIT}); below 1 counts as 1, above ${MAX_LIMIT} as ${MAX_LIMIT}.`,
+      // No minimum/maximum: the server accepts any integer and clamps it, so a client must not refuse 0 or 500.
+      schema: {
+        type: 'integer',
+        default: DEFAULT_LIMIT,
+        example: 20,
+        description: `Page size. Any integer is accepted: below 1 the server uses 1, above ${MAX_LIMIT} it uses ${MAX_LIMIT}. Not an integer, or given twice: 422 \`invalid_input\`.`,
+      },
+      description: `Page size, 1-${MAX_LIMIT} (default ${DEFAULT_LIMIT}); below 1 counts as 1, above ${MAX_LIMIT} as ${MAX_LIMIT}.`,
     }),
     ApiQuery({
       name: 'cursor',

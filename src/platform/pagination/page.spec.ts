@@ -14,13 +14,13 @@ describe('parsePageRequest', () => {
     ['99999999999999999999', 100],
     ['-99999999999999999999', 1],
   ])('limit %p → %p', (limit, expected) => {
-    expect(parsePageRequest(limit === undefined ? {} : { limit }).limit).toBe(expected);
+    expect(parsePageRequest(limit === undefined ? {} : { limit }, 'holder').limit).toBe(expected);
   });
 
   it.each(['abc', '1.5', '', '1e3', ['1', '2']])('refuses limit %p with invalid_input', (limit) => {
-    expect(() => parsePageRequest({ limit } as never)).toThrow(DomainException);
+    expect(() => parsePageRequest({ limit } as never, 'holder')).toThrow(DomainException);
     try {
-      parsePageRequest({ limit } as never);
+      parsePageRequest({ limit } as never, 'holder');
     } catch (error) {
       expect((error as DomainException).definition.detailKey).toBe('errors.common.validation.invalid_input');
       expect((error as DomainException).extras.field).toBe('limit');
@@ -28,7 +28,7 @@ describe('parsePageRequest', () => {
   });
 
   it('passes the cursor through and treats an empty cursor as the first page', () => {
-    expect(parsePageRequest({ cursor: 'abc' }).cursor).toBe('abc');
-    expect(parsePageRequest({ cursor: '' }).cursor).toBeUndefined();
+    expect(parsePageRequest({ cursor: 'abc' }, 'holder').cursor).toBe('abc');
+    expect(parsePageRequest({ cursor: '' }, 'holder').cursor).toBeUndefined();
   });
 });

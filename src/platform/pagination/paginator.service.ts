@@ -5,7 +5,7 @@ import { DataSource, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm
 import type { ErrorName } from '../catalog/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
-import { CursorCodec } from './cursor-codec.js';
+import { CursorCodec, type CursorPosition } from './cursor-codec.js';
 import type { Page, PageRequest } from './page.js';
 
 export interface PaginateOptions<T, R> {
@@ -15,6 +15,8 @@ export interface PaginateOptions<T, R> {
   invalidCursor: ErrorName;
   /** Maps a row to its API representation. */
   map: (row: T) => R;
+  /** The timestamp column the list is ordered by, newest first: creation (default) or last change. */
+  orderBy?: 'created_at' | 'updated_at';
 }
 
 /**
@@ -43,15 +45,18 @@ export class Paginator implements OnModuleInit {
     options: PaginateOptions<T, R>,
   ): Promise<Page<R>> {
     const alias = query.alias;
+    const column = `${alias}.${options.orderBy ?? 'created_at'}`;
     query
-      .addSelect(`to_char(${alias}.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`, 'page_cursor_ts')
-      .orderBy(`${alias}.created_at`, 'DESC')
+      .addSelect(`to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`, 'page_cursor_ts')
+      .orderBy(column, 'DESC')
       .addOrderBy(`${alias}.id`, 'DESC')
       .limit(page.limit + 1);
+    // The cursor is signed for this list and its holder: another company's or key's is refused.
+    const context = `${options.list}\n${page.holder}`;
     if (page.cursor !== undefined) {
-      const position = this.codec.decode(options.list, page.cursor);
+      const position = this.codec.decode(context, page.cursor);
       if (!position) throw new DomainException(options.invalidCursor, 'The cursor is not one this list issued.', { field: 'cursor' });
-      query.andWhere(`(${alias}.created_at, ${alias}.id) < (CAST(:pageCursorTs AS timestamp) AT TIME ZONE 'UTC', CAST(:pageCursorId AS uuid))`, {
+      query.andWhere(`(${column}, ${alias}.id) < (CAST(:pageCursorTs AS timestamp) AT TIME ZONE 'UTC', CAST(:pageCursorId AS uuid))`, {
         pageCursorTs: position.createdAt,
         pageCursorId: position.id,
       });
@@ -63,7 +68,7 @@ export class Paginator implements OnModuleInit {
     let nextCursor: string | null = null;
     if (hasMore && last) {
       const lastRaw = (raw as Record<string, string>[]).find((row) => row[`${alias}_id`] === last.id)!;
-      nextCursor = this.codec.encode(options.list, { createdAt: lastRaw.page_cursor_ts, id: last.id });
+      nextCursor = this.codec.encode(context, { createdAt: lastRaw.page_cursor_ts, id: last.id });
     }
     return { data: rows.map(options.map), next_cursor: nextCursor, has_more: hasMore };
   }

@@ -1,4 +1,4 @@
-import { JOB_NAMES, type JobName } from './queue.types.js';
+import { type JobContext, JOB_NAMES, type JobName } from './queue.types.js';
 
 export interface DiscoveredHandler {
   job: string;
@@ -23,7 +23,7 @@ export function handlerProblems(handlers: readonly DiscoveredHandler[], jobNames
   return problems;
 }
 
-export type JobHandlerFn = (data: unknown) => Promise<unknown>;
+export type JobHandlerFn = (data: unknown, context: JobContext) => Promise<unknown>;
 
 export class JobHandlerError extends Error {}
 

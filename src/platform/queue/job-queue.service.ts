@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
-import { JOB_QUEUES, type JobName, type JobOf, type QueueName, type RepeatingJob } from './queue.types.js';
+import { JOB_QUEUES, type JobName, type JobOf, QUEUE_SETTINGS, type QueueName, type RepeatingJob } from './queue.types.js';
 
 /**
  * Puts jobs on their queues; available in every role (the API enqueues, the worker runs).
@@ -16,15 +16,26 @@ export class JobQueue {
     for (const queue of queues) queue.on('error', (error) => this.logger.warn(`queue ${queue.name}: ${error.message}`));
   }
 
-  /** Adds one job; returns its id. */
+  /** Adds one job with its queue's attempts and backoff; returns its id. */
   async queue<N extends JobName>(name: N, data: JobOf<N>, options: Omit<JobsOptions, 'repeat'> = {}): Promise<string> {
-    const job = await this.bullQueue(JOB_QUEUES[name]).add(name, data, options);
+    const job = await this.bullQueue(JOB_QUEUES[name]).add(name, data, { ...jobDefaults(name), ...options });
     return job.id!;
+  }
+
+  /**
+   * Adds many jobs of one name in one round trip. With a `jobId` per job the call is
+   * idempotent: an id already in the queue is left as it is.
+   */
+  async queueMany<N extends JobName>(name: N, jobs: readonly { data: JobOf<N>; jobId?: string; delay?: number }[]): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.bullQueue(JOB_QUEUES[name]).addBulk(
+      jobs.map(({ data, ...options }) => ({ name, data, opts: { ...jobDefaults(name), ...options } })),
+    );
   }
 
   /** Creates or updates the scheduler of a repeating job (idempotent, so every worker may call it). */
   async schedule(job: RepeatingJob): Promise<void> {
-    await this.bullQueue(JOB_QUEUES[job.name]).upsertJobScheduler(job.name, { every: job.everyMs }, { name: job.name, data: job.data });
+    await this.bullQueue(JOB_QUEUES[job.name]).upsertJobScheduler(job.name, { every: job.everyMs }, { name: job.name, data: job.data, opts: jobDefaults(job.name) });
   }
 
   /** The BullMQ queue itself, for inspection (counts, schedulers, workers). */
@@ -33,4 +44,10 @@ export class JobQueue {
     if (!queue) throw new Error(`queue ${name} is not registered`);
     return queue;
   }
+}
+
+/** A job's attempts and backoff, from its queue's settings; `custom` lets an ExpectedRetry choose the wait. */
+function jobDefaults(name: JobName): Pick<JobsOptions, 'attempts' | 'backoff'> {
+  const { attempts, backoff } = QUEUE_SETTINGS[JOB_QUEUES[name]];
+  return { attempts, backoff: { type: 'custom', delay: backoff.delay } };
 }

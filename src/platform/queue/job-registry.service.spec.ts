@@ -4,16 +4,40 @@ import { Test } from '@nestjs/testing';
 import type { Job } from 'bullmq';
 import { JobRegistry } from './job-registry.service.js';
 import { OnJob } from './on-job.decorator.js';
-import { JobName } from './queue.types.js';
+import { type JobContext, JobName, type JobOf } from './queue.types.js';
 
 @Injectable()
 class CleanupHandler {
   readonly seen: unknown[] = [];
 
   @OnJob(JobName.IdempotencyCleanup)
-  async run(data: unknown) {
-    this.seen.push(data);
+  async run(data: JobOf<typeof JobName.IdempotencyCleanup>, context: JobContext) {
+    this.seen.push([data, context]);
     return 'done';
+  }
+}
+
+// Type-level checks, enforced by `npm run typecheck`: a handler must take its job's payload.
+@Injectable()
+export class MismatchedHandlers {
+  // @ts-expect-error the cleanup job's payload is { tenantId: null }, not a delivery
+  @OnJob(JobName.IdempotencyCleanup)
+  async wrongPayload(data: JobOf<typeof JobName.WebhookDeliveryAttempt>) {
+    return data;
+  }
+
+  // @ts-expect-error a payload that is merely wider (unknown) is refused too
+  @OnJob(JobName.WebhookDeliveryAttempt)
+  async widerPayload(data: unknown) {
+    return data;
+  }
+}
+
+@Injectable()
+class DeliveryHandler {
+  @OnJob(JobName.WebhookDeliveryAttempt)
+  async run() {
+    return 'sent';
   }
 }
 
@@ -26,17 +50,18 @@ class SecondCleanupHandler {
 }
 
 async function registryWith(...handlers: (typeof CleanupHandler | typeof SecondCleanupHandler)[]) {
-  const module = await Test.createTestingModule({ imports: [DiscoveryModule], providers: [JobRegistry, ...handlers] }).compile();
+  const module = await Test.createTestingModule({ imports: [DiscoveryModule], providers: [JobRegistry, DeliveryHandler, ...handlers] }).compile();
   await module.init();
   return module;
 }
 
 describe('JobRegistry', () => {
-  it('finds the @OnJob method of a provider and hands it the job payload', async () => {
+  it('finds the @OnJob method of a provider and hands it the payload, attempt number and job id', async () => {
     const module = await registryWith(CleanupHandler);
-    const result = await module.get(JobRegistry).dispatch({ name: JobName.IdempotencyCleanup, data: { a: 1 } } as Job);
+    const job = { id: 'job-1', name: JobName.IdempotencyCleanup, data: { tenantId: null }, attemptsMade: 2 } as Job;
+    const result = await module.get(JobRegistry).dispatch(job);
     expect(result).toBe('done');
-    expect(module.get(CleanupHandler).seen).toEqual([{ a: 1 }]);
+    expect(module.get(CleanupHandler).seen).toEqual([[{ tenantId: null }, { attempt: 3, jobId: 'job-1' }]]);
     await module.close();
   });
 

@@ -29,8 +29,8 @@ export class JobRegistry implements OnModuleInit {
         const target = prototype![method];
         const job = typeof target === 'function' ? this.reflector.get<string | undefined>(JOB_HANDLER_METADATA, target) : undefined;
         if (job === undefined) continue;
-        const handler = target as (data: unknown) => unknown;
-        found.push({ job, location: `${instance.constructor.name}.${method}`, run: async (data) => handler.call(instance, data) });
+        const handler = target as JobHandlerFn;
+        found.push({ job, location: `${instance.constructor.name}.${method}`, run: async (data, context) => handler.call(instance, data, context) });
       }
     }
     this.handlers = buildHandlerMap(found);
@@ -39,6 +39,6 @@ export class JobRegistry implements OnModuleInit {
   async dispatch(job: Job): Promise<unknown> {
     const handler = this.handlers.get(job.name as JobName);
     if (!handler) throw new Error(`no handler for job ${job.name}`);
-    return handler(job.data);
+    return handler(job.data, { attempt: job.attemptsMade + 1, jobId: job.id! });
   }
 }

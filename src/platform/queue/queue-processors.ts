@@ -1,20 +1,37 @@
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, type Type } from '@nestjs/common';
 import type { Job } from 'bullmq';
+import { Metrics } from '../metrics/metrics.service.js';
+import { ExpectedRetry } from './expected-retry.js';
 import { JobRegistry } from './job-registry.service.js';
-import { QUEUE_CONCURRENCY, QUEUE_NAMES, type QueueName } from './queue.types.js';
+import { QUEUE_NAMES, QUEUE_SETTINGS, type QueueName } from './queue.types.js';
 
 /**
- * One BullMQ worker per queue, each handing its jobs to the registry. Created with
- * `autorun: false`: they start pulling jobs only once the worker role has checked its handlers
- * and set up its schedules (`WorkerRunner`).
+ * One BullMQ worker per queue, each handing its jobs to the registry, with the queue's own
+ * settings. Created with `autorun: false`: they start pulling jobs only once the worker role
+ * has checked its handlers and set up its schedules (`WorkerRunner`).
  */
 function processorFor(queue: QueueName): Type<WorkerHost> {
-  @Processor(queue, { autorun: false, concurrency: QUEUE_CONCURRENCY[queue] })
+  const settings = QUEUE_SETTINGS[queue];
+
+  @Processor(queue, {
+    autorun: false,
+    concurrency: settings.concurrency,
+    lockDuration: settings.lockDurationMs,
+    stalledInterval: settings.lockDurationMs / 2,
+    settings: {
+      // Used by jobs whose backoff type is 'custom'; JobQueue gives every job its queue's backoff.
+      backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
+        error instanceof ExpectedRetry ? error.delayMs : settings.backoff.type === 'fixed' ? settings.backoff.delay : settings.backoff.delay * 2 ** (attemptsMade - 1),
+    },
+  })
   class QueueProcessor extends WorkerHost {
     private readonly logger = new Logger(`queue:${queue}`);
 
-    constructor(@Inject(JobRegistry) private readonly registry: JobRegistry) {
+    constructor(
+      @Inject(JobRegistry) private readonly registry: JobRegistry,
+      @Inject(Metrics) private readonly metrics: Metrics,
+    ) {
       super();
     }
 
@@ -22,9 +39,21 @@ function processorFor(queue: QueueName): Type<WorkerHost> {
       return this.registry.dispatch(job);
     }
 
+    @OnWorkerEvent('completed')
+    onCompleted(job: Job): void {
+      this.metrics.jobOutcomes.inc({ queue, job: job.name, outcome: 'completed' });
+    }
+
     @OnWorkerEvent('failed')
     onFailed(job: Job | undefined, error: Error): void {
-      this.logger.error({ err: error, jobId: job?.id, job: job?.name, attempt: job?.attemptsMade }, `job ${job?.name ?? '?'} failed`);
+      this.metrics.jobOutcomes.inc({ queue, job: job?.name ?? 'unknown', outcome: 'failed' });
+      const details = { jobId: job?.id, job: job?.name, attempt: job?.attemptsMade };
+      const willRetry = job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1);
+      if (error instanceof ExpectedRetry && willRetry) {
+        this.logger.warn({ ...details, retry_in_ms: error.delayMs }, `job ${job.name} will be retried: ${error.message}`);
+      } else {
+        this.logger.error({ err: error, ...details }, `job ${job?.name ?? '?'} failed`);
+      }
     }
 
     @OnWorkerEvent('error')
@@ -32,7 +61,7 @@ function processorFor(queue: QueueName): Type<WorkerHost> {
       this.logger.warn(`worker ${queue}: ${error.message}`);
     }
   }
-  Object.defineProperty(QueueProcessor, 'name', { value: `${queue[0].toUpperCase()}${queue.slice(1)}QueueProcessor` });
+  Object.defineProperty(QueueProcessor, 'name', { value: `${queue.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase())}QueueProcessor` });
   return QueueProcessor;
 }
 

@@ -17,12 +17,8 @@ import { QUEUE_NAMES } from './queue.types.js';
         // disconnectTimeout: ioredis otherwise holds a timer for 2 s at shutdown when the socket had already failed.
         connection: { url: config.REDIS_URL, disconnectTimeout: 500 },
         prefix: config.REDIS_PREFIX,
-        defaultJobOptions: {
-          attempts: 3,
-          backoff: { type: 'exponential', delay: 5000 },
-          removeOnComplete: { age: 24 * 3600, count: 1000 },
-          removeOnFail: { age: 7 * 24 * 3600 },
-        },
+        // Attempts and backoff come from each queue's settings (JobQueue), never from here.
+        defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 1000 }, removeOnFail: { age: 7 * 24 * 3600 } },
       }),
     }),
     BullModule.registerQueue(...QUEUE_NAMES.map((name) => ({ name }))),

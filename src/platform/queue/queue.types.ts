@@ -1,44 +1,89 @@
 /**
  * Every queue and job of the service, in one place (like immich's `JobItem`/`JobOf`). A job
- * name is paired with its payload type, so `JobQueue.queue(name, data)` only compiles with the
- * right payload, and with its queue. The worker refuses to start unless every job name has
- * exactly one `@OnJob` handler. Jobs about a company carry its `tenantId` in the payload.
+ * name is paired with its payload type and its queue, so `JobQueue.queue(name, data)` only
+ * compiles with the right payload, and an `@OnJob(name)` method only compiles when it takes
+ * exactly that payload (plus the `JobContext`). The worker refuses to start unless every job
+ * name has exactly one handler.
  *
- * Adding a job: a name in `JobName`, its payload in `JobItem`, its queue in `JOB_QUEUES`, and an
- * `@OnJob(JobName.X)` method on a provider of a module the worker imports.
+ * Adding a job: a name in `JobName`, its payload in `JobPayloads`, its queue in `JOB_QUEUES`,
+ * and an `@OnJob(JobName.X)` method on a provider of a module the worker imports.
  */
 export const QueueName = {
   /** Housekeeping of the platform's own tables. */
   Maintenance: 'maintenance',
+  /** One job per webhook delivery (job id = delivery id), retried on the delivery schedule. */
+  WebhookDelivery: 'webhook-delivery',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
 export const JobName = {
   /** Deletes idempotency records older than their 24-hour retention. */
   IdempotencyCleanup: 'idempotency.cleanup',
+  /** Makes the next attempt of one webhook delivery. */
+  WebhookDeliveryAttempt: 'webhook.delivery.attempt',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
-/** The union of every job with its payload. */
-export type JobItem = { name: typeof JobName.IdempotencyCleanup; data: Record<string, never> };
+/** What every payload carries: its company, or `null` for housekeeping across all companies. */
+interface TenantPayload {
+  tenantId: string | null;
+}
+
+/** Fails to compile unless every job has a payload and every payload names its tenant. */
+type CheckedPayloads<T extends { [N in JobName]: TenantPayload }> = T;
+
+type JobPayloads = CheckedPayloads<{
+  [JobName.IdempotencyCleanup]: { tenantId: null };
+  [JobName.WebhookDeliveryAttempt]: { tenantId: string; deliveryId: string };
+}>;
 
 /** The payload type of a job name. */
-export type JobOf<N extends JobName> = Extract<JobItem, { name: N }>['data'];
+export type JobOf<N extends JobName> = JobPayloads[N];
+
+/** What a handler learns about its job besides the payload. */
+export interface JobContext {
+  /** 1 for the first run of this job, 2 for its first retry, … */
+  attempt: number;
+  jobId: string;
+}
+
+/** The signature an `@OnJob(name)` method must have. */
+export type JobHandler<N extends JobName> = (data: JobOf<N>, context: JobContext) => Promise<unknown>;
 
 /** Which queue each job runs on. */
 export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   [JobName.IdempotencyCleanup]: QueueName.Maintenance,
+  [JobName.WebhookDeliveryAttempt]: QueueName.WebhookDelivery,
 };
 
-/** How many jobs of a queue one worker process runs at a time. */
-export const QUEUE_CONCURRENCY: { readonly [Q in QueueName]: number } = {
-  [QueueName.Maintenance]: 1,
+/**
+ * How each queue runs its jobs; nothing comes from a global default. `backoff` applies to
+ * jobs that throw; a handler that expects its retry throws `ExpectedRetry` with the wait it
+ * wants, which wins over `backoff.delay`.
+ */
+export interface QueueSettings {
+  /** Jobs one worker process runs at a time. */
+  concurrency: number;
+  /** Runs of a job before BullMQ gives up on it. */
+  attempts: number;
+  /** Wait before a retry of a job that failed without saying when to retry. */
+  backoff: { type: 'exponential' | 'fixed'; delay: number };
+  /** How long a worker's lock on an active job lasts without renewal (a killed worker's jobs come back after it). */
+  lockDurationMs: number;
+}
+
+export const QUEUE_SETTINGS: { readonly [Q in QueueName]: QueueSettings } = {
+  [QueueName.Maintenance]: { concurrency: 1, attempts: 3, backoff: { type: 'exponential', delay: 5000 }, lockDurationMs: 30_000 },
+  // PostgreSQL decides retries and the end of a delivery; BullMQ's attempts are only a cap on
+  // runs that fail unexpectedly (database down). A job BullMQ gives up on leaves its delivery
+  // pending, and the relay's sweep queues it again.
+  [QueueName.WebhookDelivery]: { concurrency: 50, attempts: 25, backoff: { type: 'fixed', delay: 5000 }, lockDurationMs: 10_000 },
 };
 
 /** A job the worker role schedules to repeat, through a BullMQ job scheduler. */
 export type RepeatingJob = { [N in JobName]: { name: N; data: JobOf<N>; everyMs: number } }[JobName];
 
-export const REPEATING_JOBS: readonly RepeatingJob[] = [{ name: JobName.IdempotencyCleanup, data: {}, everyMs: 10 * 60 * 1000 }];
+export const REPEATING_JOBS: readonly RepeatingJob[] = [{ name: JobName.IdempotencyCleanup, data: { tenantId: null }, everyMs: 10 * 60 * 1000 }];
 
 export const QUEUE_NAMES: readonly QueueName[] = Object.values(QueueName);
 export const JOB_NAMES: readonly JobName[] = Object.values(JobName);

@@ -1,7 +1,7 @@
 /**
  * Every request limit of the REST API, in one place. Counted per API key in Redis, so all
- * processes share them. A window is a fixed interval: at most `points` requests per
- * `durationSeconds`, starting with the first request that finds no counter.
+ * processes share them. A window is a fixed interval of the clock: at most `points` requests in
+ * each `durationSeconds` (window n covers [n·duration, (n+1)·duration) since the Unix epoch).
  */
 export interface RateLimitWindow {
   /** Name in the RateLimit-Policy / RateLimit headers and in the Redis key. */
@@ -13,6 +13,11 @@ export interface RateLimitWindow {
 /** The general limit on every authenticated route: `RATE_LIMIT_PER_SECOND` per API key. */
 export function defaultWindow(perSecond: number): RateLimitWindow {
   return { id: 'default', points: perSecond, durationSeconds: 1 };
+}
+
+/** The agent-tool server's limit: `MCP_RATE_LIMIT_PER_MINUTE` per token, shortcuts included. */
+export function mcpWindow(perMinute: number): RateLimitWindow {
+  return { id: 'mcp', points: perMinute, durationSeconds: 60 };
 }
 
 /**

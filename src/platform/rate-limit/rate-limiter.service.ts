@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppConfig } from '../config/app-config.js';
+import { type Clock, ClockedWindow, systemClock } from './clocked-window.js';
 import type { WindowState } from './rate-limit-headers.js';
 import { defaultWindow, NAMED_RATE_LIMITS, type RateLimitName, type RateLimitWindow } from './rate-limit.policies.js';
 
@@ -15,7 +16,8 @@ export interface RateLimitDecision {
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 /**
- * Counts requests per API key in Redis (rate-limiter-flexible's atomic INCR+PEXPIRE script),
+ * Counts requests per API key (by its public prefix, known before the key is checked, so the
+ * count runs alongside authentication) or per client address in Redis (rate-limiter-flexible's atomic INCR+PEXPIRE script),
  * so every process shares one counter per key and window.
  *
  * Redis down: fail open to a per-process limit. Each Redis limiter has an in-memory insurance
@@ -28,7 +30,9 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 export class RateLimiterService implements OnApplicationShutdown {
   private readonly logger = new Logger(RateLimiterService.name);
   private readonly redis: Redis;
-  private readonly limiters = new Map<string, RateLimiterRedis>();
+  private readonly limiters = new Map<string, ClockedWindow>();
+  /** Which window a request falls in; tests replace it (see ClockedWindow). */
+  readonly clock: Clock = systemClock();
   private readonly general: RateLimitWindow;
   private redisAvailable = true;
 
@@ -77,21 +81,31 @@ export class RateLimiterService implements OnApplicationShutdown {
     return { allowed: true, states };
   }
 
+  /**
+   * Gives back what `consume` counted for `key`: the request turned out not to be the key
+   * holder's (authentication failed) or was refused for its scopes, and neither counts.
+   */
+  async refund(decision: RateLimitDecision, key: string): Promise<void> {
+    await Promise.all(decision.states.map((state) => this.limiter(state.window).reward(key).catch(() => undefined)));
+  }
+
   async onApplicationShutdown(): Promise<void> {
     if (this.redis.status === 'ready') await this.redis.quit();
     else this.redis.disconnect();
   }
 
-  private limiter(window: RateLimitWindow): RateLimiterRedis {
+  private limiter(window: RateLimitWindow): ClockedWindow {
     let limiter = this.limiters.get(window.id);
     if (!limiter) {
+      // Each window's counter lives for one window length: the next window has a key of its own.
       const options = { keyPrefix: `${this.config.REDIS_PREFIX}:ratelimit:${window.id}`, points: window.points, duration: window.durationSeconds };
-      limiter = new RateLimiterRedis({
+      const counter = new RateLimiterRedis({
         ...options,
         storeClient: this.redis,
         rejectIfRedisNotReady: true,
         insuranceLimiter: new RateLimiterMemory(options),
       });
+      limiter = new ClockedWindow(counter, window.durationSeconds * 1000, this.clock);
       this.limiters.set(window.id, limiter);
     }
     return limiter;

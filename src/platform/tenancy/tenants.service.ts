@@ -1,8 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { afterChangeDelivered } from '../auth/auth-changes.js';
 import { isScope } from '../catalog/scopes.js';
+import { AppConfig } from '../config/app-config.js';
+import { DomainException } from '../errors/domain.exception.js';
 import { Tenant } from './tenant.entity.js';
 import { User } from './user.entity.js';
 
@@ -18,17 +21,22 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 /** Companies and their people: what the spec places in "the applications". */
 @Injectable()
 export class TenantsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
 
   /** `manager`: the transaction to create the company in (seed:demo), else its own statement. */
   async create(input: CreateTenantInput, manager: EntityManager = this.dataSource.manager): Promise<Tenant> {
     const currencies = input.currencies ?? ['EUR'];
     const invalid = currencies.filter((code) => !CURRENCY.test(code));
-    if (currencies.length === 0 || invalid.length > 0) throw new Error(`Invalid currencies: ${invalid.join(',') || '(none)'}`);
-    if (input.slug !== undefined && !SLUG.test(input.slug)) {
-      throw new Error('slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit');
+    if (currencies.length === 0 || invalid.length > 0) {
+      throw new DomainException('InvalidInput', `Invalid currencies: ${invalid.join(',') || '(none)'}`, { field: 'currencies' });
     }
-    if (!input.name.trim() || input.name.length > 200) throw new Error('name must be 1-200 characters');
+    if (input.slug !== undefined && !SLUG.test(input.slug)) {
+      throw new DomainException('InvalidInput', 'slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit', { field: 'slug' });
+    }
+    if (!input.name.trim() || input.name.length > 200) throw new DomainException('InvalidInput', 'name must be 1-200 characters', { field: 'name' });
     const base = input.slug ?? slugify(input.name);
     // A chosen slug must be free; a derived one gets a short random suffix when taken. A taken
     // slug inserts nothing (ON CONFLICT DO NOTHING) instead of failing, which would abort the
@@ -45,16 +53,23 @@ export class TenantsService {
         .execute();
       const id = (inserted.raw as { id: string }[])[0]?.id;
       if (id) return manager.getRepository(Tenant).findOneByOrFail({ id });
-      if (input.slug !== undefined) throw new Error(`slug ${input.slug} is taken`);
+      if (input.slug !== undefined) throw new DomainException('SlugTaken', `slug ${input.slug} is taken`, { field: 'slug' });
     }
-    throw new Error(`no free slug derived from ${base}`);
+    throw new DomainException('SlugTaken', `no free slug derived from ${base}`, { field: 'slug' });
   }
 
+  /** Returns once every API process has been told to drop the company's keys from its cache. */
   async deactivate(id: string): Promise<Tenant> {
     const repository = this.dataSource.getRepository(Tenant);
-    const result = await repository.update({ id }, { active: false });
-    if (!result.affected) throw new Error(`Tenant ${id} not found`);
-    return repository.findOneByOrFail({ id });
+    return afterChangeDelivered(
+      this.config.DATABASE_URL,
+      async () => {
+        const result = await repository.update({ id }, { active: false });
+        if (!result.affected) throw new DomainException('TenantNotFound', `Tenant ${id} not found`);
+        return repository.findOneByOrFail({ id });
+      },
+      () => `tenant:${id}`,
+    );
   }
 
   async findById(id: string): Promise<Tenant | null> {
@@ -68,19 +83,15 @@ export class TenantsService {
   async setPermissions(userId: string, permissions: string[]): Promise<User> {
     const repository = this.dataSource.getRepository(User);
     const result = await repository.update({ id: userId }, { permissions: validPermissions(permissions) });
-    if (!result.affected) throw new Error(`User ${userId} not found`);
+    if (!result.affected) throw new DomainException('UserNotFound', `User ${userId} not found`);
     return repository.findOneByOrFail({ id: userId });
-  }
-
-  async findUser(id: string): Promise<User | null> {
-    return this.dataSource.getRepository(User).findOneBy({ id });
   }
 }
 
 /** A permission is a scope name without `int:` (operations.md). */
 function validPermissions(permissions: string[]): string[] {
   const unknown = permissions.filter((permission) => !isScope(`int:${permission}`) || permission === '*');
-  if (unknown.length > 0) throw new Error(`Unknown permissions: ${unknown.join(',')}`);
+  if (unknown.length > 0) throw new DomainException('InvalidInput', `Unknown permissions: ${unknown.join(',')}`, { field: 'permissions' });
   return [...new Set(permissions)];
 }
 

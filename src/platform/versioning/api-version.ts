@@ -1,3 +1,4 @@
+import { isDocsPath } from '../openapi/docs-path.js';
 import { DomainException } from '../errors/domain.exception.js';
 
 /** The current API version (spec section 9). */
@@ -14,7 +15,7 @@ export const VERSION_HEADER = 'OH-Version';
  * health probes and the documentation page.
  */
 export function isUnversionedPath(path: string): boolean {
-  return path === '/v1/openapi.json' || path === '/healthz' || path === '/readyz' || path === '/docs' || path.startsWith('/docs/');
+  return path === '/v1/openapi.json' || path === '/healthz' || path === '/readyz' || isDocsPath(path);
 }
 
 /**

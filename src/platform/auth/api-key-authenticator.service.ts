@@ -1,0 +1,137 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+import { hotQuery } from '../database/hot-query.js';
+import { DomainException } from '../errors/domain.exception.js';
+import { apiKeyState } from './api-key.entity.js';
+import { hashSecret, type ParsedApiKey, secretMatches } from './api-key-token.js';
+import { AuthCache, type KeyRecord } from './auth-cache.js';
+import { AUTH_CHANGES_CHANNEL } from './auth-changes.js';
+import type { AuthContext } from './auth-context.js';
+import { invalidToken } from './bearer-credentials.js';
+
+/** The safety net: a cached key is read again after this long even if no notification came. */
+export const AUTH_CACHE_TTL_MS = 10_000;
+const RELISTEN_DELAY_MS = 1_000;
+const DUMMY_HASH = hashSecret('not-a-key');
+
+const KEY_SQL = `
+  SELECT k.id, k.tenant_id, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.deleted_at, k.created_by_user_id,
+         t.slug AS tenant_slug, t.active AS tenant_active
+    FROM api_keys k
+    JOIN tenants t ON t.id = k.tenant_id
+   WHERE k.prefix = $1`;
+
+interface KeyRow {
+  id: string;
+  tenant_id: string;
+  secret_hash: Buffer;
+  scopes: string[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  deleted_at: Date | null;
+  created_by_user_id: string | null;
+  tenant_slug: string;
+  tenant_active: boolean;
+}
+
+/**
+ * Resolves an API key to its caller without a database round trip on the hot path: keys and
+ * their companies are cached in process memory, and every process drops its copy when a key or
+ * company changes, through PostgreSQL LISTEN/NOTIFY (triggers on `api_keys` and `tenants`
+ * notify `auth_changes` at commit). A cached key still lives at most AUTH_CACHE_TTL_MS. While
+ * the listening connection is down the cache is neither read nor filled, so a missed
+ * notification can never keep a revoked key alive; it is emptied when listening resumes.
+ */
+@Injectable()
+export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(ApiKeyAuthenticator.name);
+  private readonly cache = new AuthCache(AUTH_CACHE_TTL_MS);
+  private listener?: pg.Client;
+  private listening = false;
+  private stopped = false;
+  private retry?: NodeJS.Timeout;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.listen();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    this.listening = false;
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /**
+   * The caller of a well-formed key. Every failure is the same 401 so a caller cannot tell a
+   * wrong secret from an unknown prefix; a key of an inactive company is a 404.
+   */
+  async authenticate(credentials: ParsedApiKey): Promise<AuthContext> {
+    const key = await this.find(credentials.prefix);
+    const valid = secretMatches(credentials.secret, key?.secretHash ?? DUMMY_HASH) && key !== undefined;
+    if (!valid || apiKeyState(key) !== 'active') throw invalidToken('The API key is invalid, revoked, expired or deleted.');
+    if (!key.tenantActive) throw new DomainException('TenantNotFound', 'The company of this API key is no longer active.');
+    return { tenantId: key.tenantId, tenantSlug: key.tenantSlug, apiKeyId: key.id, scopes: key.scopes, userId: key.userId };
+  }
+
+  private async find(prefix: string): Promise<KeyRecord | undefined> {
+    const cached = this.listening ? this.cache.get(prefix) : undefined;
+    if (cached) return cached;
+    const generation = this.cache.generation;
+    const [row] = await hotQuery<KeyRow>(this.dataSource, 'api-key-by-prefix', KEY_SQL, [prefix]);
+    if (!row) return undefined;
+    const key: KeyRecord = {
+      id: row.id,
+      tenantId: row.tenant_id,
+      tenantSlug: row.tenant_slug,
+      tenantActive: row.tenant_active,
+      secretHash: row.secret_hash,
+      scopes: row.scopes,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      deletedAt: row.deleted_at,
+      userId: row.created_by_user_id,
+    };
+    if (this.listening) this.cache.set(prefix, key, generation);
+    return key;
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.config.DATABASE_URL });
+    client.on('notification', (message) => this.cache.invalidate(message.payload ?? ''));
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${AUTH_CHANGES_CHANNEL}`);
+    } catch (error) {
+      this.logger.warn(`cannot listen for key changes, keys are read from the database each time: ${(error as Error).message}`);
+      this.lost(client);
+      return;
+    }
+    this.listener = client;
+    this.cache.clear();
+    this.listening = true;
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.listener === client) this.listener = undefined;
+    this.listening = false;
+    this.cache.clear();
+    client.end().catch(() => undefined);
+    if (this.stopped || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      if (!this.stopped) void this.listen();
+    }, RELISTEN_DELAY_MS);
+    this.retry.unref();
+  }
+}

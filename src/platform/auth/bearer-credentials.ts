@@ -1,0 +1,44 @@
+import type { Request } from 'express';
+import { DomainException } from '../errors/domain.exception.js';
+import { type ParsedApiKey, parseApiKey } from './api-key-token.js';
+
+const REALM = 'realm="Integrations API"';
+const BEARER = /^Bearer +(\S+)\s*$/i;
+
+/** A 401 whose `WWW-Authenticate` carries RFC 6750's error code (none when no credentials were sent). */
+function unauthenticated(detail: string, error?: 'invalid_request' | 'invalid_token'): DomainException {
+  return new DomainException('Unauthenticated', detail, {}, { 'WWW-Authenticate': error ? `Bearer ${REALM}, error="${error}"` : `Bearer ${REALM}` });
+}
+
+export const invalidToken = (detail: string): DomainException => unauthenticated(detail, 'invalid_token');
+
+/** Places a key must not be sent, because proxies, browsers and logs keep URLs and custom headers. */
+const MISPLACED_QUERY = ['access_token', 'api_key'];
+
+function countHeader(request: Request, name: string): number {
+  let count = 0;
+  for (let index = 0; index < request.rawHeaders.length; index += 2) if (request.rawHeaders[index].toLowerCase() === name) count += 1;
+  return count;
+}
+
+/**
+ * The API key of a request, taken from its one `Authorization: Bearer` header, else a 401 with
+ * `WWW-Authenticate: Bearer`. Refused as `invalid_request`: two Authorization headers (Node
+ * would silently keep the first), and a key offered in `X-API-Key`, `?access_token=` or
+ * `?api_key=`, whatever the Authorization header says.
+ */
+export function bearerCredentials(request: Request): ParsedApiKey {
+  if (countHeader(request, 'authorization') > 1) throw unauthenticated('Send exactly one Authorization header.', 'invalid_request');
+  const query = request.url.includes('?') ? (request.query as Record<string, unknown>) : {};
+  if (request.headers['x-api-key'] !== undefined || MISPLACED_QUERY.some((name) => query[name] !== undefined)) {
+    throw unauthenticated('Send the API key only as "Authorization: Bearer oh_live_…", never in X-API-Key or the query string.', 'invalid_request');
+  }
+  const header = request.headers.authorization;
+  if (header === undefined) throw unauthenticated('Send an API key as "Authorization: Bearer oh_live_…".');
+  const token = BEARER.exec(header)?.[1];
+  if (!token) throw invalidToken('Send an API key as "Authorization: Bearer oh_live_…".');
+  if (token.startsWith('oht_')) throw invalidToken('Agent-tool tokens are accepted only by the tool server.');
+  const parsed = parseApiKey(token);
+  if (!parsed) throw invalidToken('The API key is malformed.');
+  return parsed;
+}

@@ -1,0 +1,80 @@
+import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config.js';
+
+const ALGORITHM = 'aes-256-gcm';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/** Decodes SECRETS_KEY (64 hex digits, or base64/base64url of 32 bytes). */
+export function decodeSecretsKey(text: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  if (key.length !== 32) throw new Error('SECRETS_KEY must decode to 32 bytes');
+  return key;
+}
+
+/** AES-256-GCM with a random 96-bit IV; stored as IV || tag || ciphertext. */
+export function sealWith(key: Buffer, plaintext: string): Buffer {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv(ALGORITHM, key, iv);
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
+}
+
+/** Throws when the ciphertext was altered or sealed under another key. */
+export function openWith(key: Buffer, sealed: Buffer): string {
+  if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error('sealed value is truncated');
+  const decipher = createDecipheriv(ALGORITHM, key, sealed.subarray(0, IV_BYTES));
+  decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+}
+
+/**
+ * Encryption at rest under SECRETS_KEY, for what must be recoverable but never stored in the
+ * clear: webhook signing secrets, and stored idempotent answers that carry one. Without
+ * SECRETS_KEY (never in production: the configuration refuses to load) one key is generated per
+ * database and kept in `platform_settings`, so every process of a development setup can open
+ * what another sealed — at the price that the key then sits beside the ciphertexts, which is
+ * why it is logged as a warning.
+ */
+@Injectable()
+export class SecretsCipher implements OnModuleInit {
+  private readonly logger = new Logger(SecretsCipher.name);
+  private key: Buffer;
+
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.config.SECRETS_KEY !== undefined) {
+      this.key = decodeSecretsKey(this.config.SECRETS_KEY);
+      return;
+    }
+    this.logger.warn(
+      'SECRETS_KEY is not set: webhook signing secrets are encrypted under a development key stored in the database. ' +
+        'Set SECRETS_KEY (openssl rand -base64 32) for any real deployment; NODE_ENV=production refuses to start without it.',
+    );
+    this.key = decodeSecretsKey(await this.sharedDevelopmentKey());
+  }
+
+  seal(plaintext: string): Buffer {
+    return sealWith(this.key, plaintext);
+  }
+
+  open(sealed: Buffer): string {
+    return openWith(this.key, sealed);
+  }
+
+  private async sharedDevelopmentKey(): Promise<string> {
+    await this.dataSource.query(
+      `INSERT INTO platform_settings (name, value) VALUES ('development_secrets_key', $1) ON CONFLICT (name) DO NOTHING`,
+      [randomBytes(32).toString('base64')],
+    );
+    const [{ value }] = await this.dataSource.query(`SELECT value FROM platform_settings WHERE name = 'development_secrets_key'`);
+    return value as string;
+  }
+}

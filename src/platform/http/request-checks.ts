@@ -1,0 +1,77 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { DomainException } from '../errors/domain.exception.js';
+
+/**
+ * Deepest nesting of arrays and objects a request body may have. No body of this API needs
+ * more than a few levels; unbounded nesting would let a body exhaust the stack of any code
+ * that walks it recursively (the idempotency hash, validation).
+ */
+export const MAX_BODY_DEPTH = 64;
+
+/**
+ * The checks every request body and query string passes before any route sees it, so no route
+ * can forget one. Each throws a 422 `invalid_input` naming the member at fault.
+ */
+
+/**
+ * Refuses a parsed JSON body nested deeper than MAX_BODY_DEPTH, or holding U+0000 in a string or
+ * member name: PostgreSQL text and jsonb cannot store that character. Iterative, so a deep body
+ * cannot overflow the stack here either.
+ */
+export function checkBody(body: unknown): void {
+  const pending: [unknown, string, number][] = [[body, '', 0]];
+  while (pending.length > 0) {
+    const [value, path, depth] = pending.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) throw nulCharacter(path);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth >= MAX_BODY_DEPTH) {
+      throw new DomainException('InvalidInput', `The request body is nested deeper than ${MAX_BODY_DEPTH} levels.`, { code: 'max_depth' });
+    }
+    if (Array.isArray(value)) {
+      value.forEach((item, index) => pending.push([item, `${path}[${index}]`, depth + 1]));
+      continue;
+    }
+    for (const [name, member] of Object.entries(value)) {
+      const memberPath = path === '' ? name : `${path}.${name}`;
+      if (name.includes('\u0000')) throw nulCharacter(memberPath);
+      pending.push([member, memberPath, depth + 1]);
+    }
+  }
+}
+
+function nulCharacter(path: string): DomainException {
+  const field = path === '' ? undefined : path;
+  return new DomainException('InvalidInput', `${field ?? 'The body'} contains the character U+0000, which cannot be stored.`, {
+    field,
+    code: 'invalid_character',
+  });
+}
+
+/**
+ * Refuses array-style (`limit[]=5`, `a[b]=1`) and repeated (`limit=1&limit=2`) query parameters:
+ * no operation takes either, and silently using one of the values would hide the caller's mistake.
+ * `query` is as the simple (node:querystring) parser gives it.
+ */
+export function checkQuery(query: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(query)) {
+    if (/[[\]]/.test(name)) {
+      throw new DomainException('InvalidInput', `Query parameter ${name} is not supported: parameters take one plain value.`, {
+        field: name.replace(/\[.*$/, '') || name,
+        code: 'invalid_format',
+      });
+    }
+    if (Array.isArray(value)) {
+      throw new DomainException('InvalidInput', `Query parameter ${name} must be given once.`, { field: name, code: 'invalid_format' });
+    }
+  }
+}
+
+/** Whether the request carries body bytes (an empty body with a Content-Type is no body). */
+export function hasBody(headers: IncomingHttpHeaders): boolean {
+  if (headers['transfer-encoding'] !== undefined) return true;
+  const length = headers['content-length'];
+  return length !== undefined && length !== '0';
+}

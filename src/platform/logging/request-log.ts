@@ -1,0 +1,63 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { ApiRequest } from '../auth/auth-context.js';
+
+/** What one request line says, and what the request metrics are labelled with. */
+export interface RequestOutcome {
+  method: string;
+  /** The matched route pattern (`/v1/invoices/:id`), never the path: no ids, no query string. */
+  route: string | null;
+  status: number;
+  durationMs: number;
+}
+
+/** The route pattern express matched, or null when no route did (404, or refused before routing). */
+export function routePattern(request: Request): string | null {
+  const route = (request as Request & { route?: { path?: unknown } }).route;
+  return typeof route?.path === 'string' ? `${request.baseUrl}${route.path}` : null;
+}
+
+/**
+ * Calls `record` once per request when its answer is sent or the client goes away, with the
+ * method, route pattern, status and duration. Mounted right after the trace id is set, so
+ * requests refused anywhere later are recorded too.
+ */
+export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutcome) => void) {
+  return (request: ApiRequest, response: Response, next: NextFunction): void => {
+    const started = performance.now();
+    response.once('close', () =>
+      record(request, {
+        method: request.method,
+        route: routePattern(request),
+        status: response.writableFinished ? response.statusCode : 499,
+        durationMs: performance.now() - started,
+      }),
+    );
+    next();
+  };
+}
+
+/**
+ * One compact line per request: method, route pattern, status, duration, trace id and the API
+ * key's public prefix. Built from these fields alone, never from the request or response
+ * objects, so no header, query string or body (where a misplaced key could sit) reaches the log,
+ * and the line needs no redaction. 5xx and aborted requests at `error`, the rest at `info`.
+ */
+export function requestLogLine(logger: Logger): (request: ApiRequest, outcome: RequestOutcome) => void {
+  const lines = logger.child({}, { redact: { paths: [] } });
+  return (request, outcome) => {
+    const level = outcome.status >= 500 || outcome.status === 499 ? 'error' : 'info';
+    if (!lines.isLevelEnabled(level)) return;
+    lines[level](
+      {
+        trace_id: request.traceId,
+        method: outcome.method,
+        route: outcome.route,
+        status: outcome.status,
+        duration_ms: Math.round(outcome.durationMs * 10) / 10,
+        key_prefix: request.keyPrefix ?? null,
+      },
+      'request completed',
+    );
+  };
+}

@@ -1,0 +1,47 @@
+import { type RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+
+/** Where the rate limiter's time comes from; tests replace `now` to move between windows without waiting. */
+export interface Clock {
+  now(): number;
+}
+
+export function systemClock(): Clock {
+  return { now: () => Date.now() };
+}
+
+/**
+ * A window fixed to the clock: window n covers [n·duration, (n+1)·duration). The counter of
+ * rate-limiter-flexible is kept per API key and window number, so which window a request falls
+ * in, and how long until it resets, come from the clock and not from when the first request
+ * happened to arrive. Same methods and answers as the counter it wraps (`consume` resolves or
+ * rejects with a RateLimiterRes, `reward` gives a point back), with `msBeforeNext` measured to
+ * the end of the window.
+ */
+export class ClockedWindow {
+  constructor(
+    private readonly counter: RateLimiterAbstract,
+    private readonly durationMs: number,
+    private readonly clock: Clock,
+  ) {}
+
+  async consume(key: string): Promise<RateLimiterRes> {
+    const { index, resetMs } = this.position();
+    try {
+      const counted = await this.counter.consume(`${key}:${index}`);
+      return new RateLimiterRes(counted.remainingPoints, resetMs, counted.consumedPoints, counted.isFirstInDuration);
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) throw new RateLimiterRes(rejection.remainingPoints, resetMs, rejection.consumedPoints, false);
+      throw rejection;
+    }
+  }
+
+  reward(key: string): Promise<RateLimiterRes> {
+    return this.counter.reward(`${key}:${this.position().index}`);
+  }
+
+  private position(): { index: number; resetMs: number } {
+    const now = this.clock.now();
+    const index = Math.floor(now / this.durationMs);
+    return { index, resetMs: (index + 1) * this.durationMs - now };
+  }
+}

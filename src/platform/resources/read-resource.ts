@@ -1,0 +1,70 @@
+import type { Type } from '@nestjs/common';
+import type { ListResource } from '../catalog/errors.js';
+import type { Scope } from '../catalog/scopes.js';
+import type { TenantScope } from '../tenancy/tenant-data.js';
+import type { TenantOwnedEntity } from './tenant-owned.entity.js';
+
+/** The business areas resources belong to; one `summarise_<area>` tool each. */
+export const AREAS = ['finance', 'fleet', 'hr', 'support', 'documents'] as const;
+export type Area = (typeof AREAS)[number];
+
+/**
+ * Everything about one readable resource, declared once. The REST list/retrieve routes, their
+ * OpenAPI operations, the agent-tool server's list/get/search/recent tools and every other list
+ * of resources derive from these declarations (see src/app/read-resources.ts).
+ */
+export interface ReadResource<E extends TenantOwnedEntity = TenantOwnedEntity, R extends object = object> {
+  /** Path segment (`/v1/<name>`), error keys (`errors.integrations.<name>.…`) and tool names. */
+  readonly name: ListResource;
+  readonly area: Area;
+  readonly entity: Type<E>;
+  /** The response DTO: its `@ApiProperty` metadata is the OpenAPI schema and the tools' output schema. */
+  readonly item: Type<R>;
+  /** The API key scope of the REST routes; a person needs the matching permission for the tools. */
+  readonly scope: Scope;
+  /** OpenAPI tag. */
+  readonly tag: string;
+  /** `work order`, `an` or `a`: for summaries and messages. */
+  readonly singular: string;
+  readonly article: 'a' | 'an';
+  /** What one record is, for a model choosing a tool. */
+  readonly description: string;
+  /** Columns a person would search by (numbers, names, registrations, subjects, e-mails), in reading order. */
+  readonly searchable: readonly string[];
+  /** Entity rows of one company → API representations, in order (batch, so related rows load once). */
+  readonly represent: (rows: E[], scope: TenantScope) => R[] | Promise<R[]>;
+  /**
+   * Optional fast retrieve for a hot resource: one prepared statement and mapper giving the
+   * representation (or undefined), instead of the query builder, hydration and `represent`.
+   */
+  readonly retrieve?: (scope: TenantScope, id: string) => Promise<R | undefined>;
+}
+
+/** Declares a resource whose representation maps each row on its own. */
+export function readResource<E extends TenantOwnedEntity, R extends object>(
+  declaration: Omit<ReadResource<E, R>, 'represent'> & ({ toResource: (row: E) => R } | { represent: ReadResource<E, R>['represent'] }),
+): ReadResource<E, R> {
+  const { toResource, represent, ...rest } = declaration as Omit<ReadResource<E, R>, 'represent'> & {
+    toResource?: (row: E) => R;
+    represent?: ReadResource<E, R>['represent'];
+  };
+  return { ...rest, represent: represent ?? ((rows: E[]) => rows.map(toResource!)) };
+}
+
+export function pluralLabel(resource: Pick<ReadResource, 'name'>): string {
+  return resource.name.replace(/_/g, ' ');
+}
+
+/**
+ * One `summarise_<area>` answer: the aggregate questions people ask an assistant about an area.
+ * `scopes`: every read scope whose data the summary counts; a person needs all their permissions.
+ */
+export interface AreaSummary<S extends object = object> {
+  readonly area: Area;
+  readonly title: string;
+  readonly description: string;
+  readonly scopes: readonly Scope[];
+  /** A zod object schema of the answer (the tool's output schema). */
+  readonly output: unknown;
+  readonly compute: (scope: TenantScope) => Promise<S>;
+}

@@ -1,0 +1,188 @@
+import { hotQuery } from '../database/hot-query.js';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type {
+  DataSource,
+  EntityManager,
+  EntityTarget,
+  FindOptionsOrder,
+  FindOptionsSelect,
+  FindOptionsWhere,
+  ObjectLiteral,
+  QueryDeepPartialEntity,
+  Repository,
+  SelectQueryBuilder,
+} from 'typeorm';
+import { Tenant } from './tenant.entity.js';
+
+/** A row of a tenant-owned table: it belongs to exactly one company. */
+export type TenantOwned = ObjectLiteral & { tenantId: string };
+
+/** Conditions of a scoped query. The company is never among them: the repository adds it. */
+export type ScopedWhere<E> = Omit<FindOptionsWhere<E>, 'tenantId'>;
+
+/** Values to write. The company is never among them: inserts set it, updates cannot move a row to another one. */
+export type ScopedValues<E> = Omit<QueryDeepPartialEntity<E>, 'tenantId'>;
+
+export interface ScopedFind<E> {
+  where?: ScopedWhere<E>;
+  select?: FindOptionsSelect<E>;
+  order?: FindOptionsOrder<E>;
+}
+
+/**
+ * The one way feature code reads and writes tenant-owned tables (as Novu's base repository
+ * enforces `_environmentId` in every query). A scope is bound to one company and, for writes in
+ * a transaction, to that transaction's EntityManager; there is no method that takes a query
+ * without the company, so an unscoped query cannot be written.
+ */
+@Injectable()
+export class TenantData {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** `manager`: the transaction to work in (e.g. seed:demo's); else each call is its own statement. */
+  forTenant(tenantId: string, manager: EntityManager = this.dataSource.manager): TenantScope {
+    return new TenantScope(tenantId, manager);
+  }
+
+  /**
+   * For admin commands that name a row but not its company (support's `webhook:grant-pii
+   * --endpoint ID`): the scope of the company owning row `id`, or null when there is none.
+   */
+  async forOwnerOf(entity: EntityTarget<TenantOwned>, id: string): Promise<TenantScope | null> {
+    const row = await this.dataSource.getRepository(entity).findOne({ select: { tenantId: true }, where: { id } });
+    return row ? this.forTenant(row.tenantId) : null;
+  }
+
+  /** One transaction, every statement of `work` bound to the company. */
+  transaction<T>(tenantId: string, work: (scope: TenantScope) => Promise<T>): Promise<T> {
+    requireTenant(tenantId);
+    return this.dataSource.transaction((manager) => work(new TenantScope(tenantId, manager)));
+  }
+}
+
+/** One company's data, optionally inside one transaction. */
+export class TenantScope {
+  constructor(
+    readonly tenantId: string,
+    private readonly manager: EntityManager,
+  ) {
+    requireTenant(tenantId);
+  }
+
+  repository<E extends TenantOwned>(entity: EntityTarget<E>): TenantRepository<E> {
+    return new TenantRepository(this.tenantId, this.manager.getRepository(entity));
+  }
+
+  /**
+   * SQL the repository methods cannot express (aggregates, upserts, multi-row inserts). The
+   * company's id is always `$1`, and the text must use it; `parameters` are `$2`, `$3`, ….
+   */
+  async query<R = Record<string, unknown>>(sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
+    if (!/\$1(?!\d)/.test(sql)) throw new Error('A tenant-scoped statement must use the company id ($1)');
+    return this.manager.query(sql, [this.tenantId, ...parameters]);
+  }
+
+  /**
+   * A read on the path of every request, as a named prepared statement on the pool (see
+   * hotQuery); like `query`, the company's id is `$1`. Outside a transaction only.
+   */
+  async hotQuery<R>(name: string, sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
+    if (!/\$1(?!\d)/.test(sql)) throw new Error('A tenant-scoped statement must use the company id ($1)');
+    return hotQuery<R>(this.manager.connection, name, sql, [this.tenantId, ...parameters]);
+  }
+
+  /** The company's own row (name, slug, enabled currencies). */
+  tenant(): Promise<Tenant> {
+    return this.manager.getRepository(Tenant).findOneByOrFail({ id: this.tenantId });
+  }
+
+  async tenantExists(): Promise<boolean> {
+    return this.manager.getRepository(Tenant).existsBy({ id: this.tenantId });
+  }
+
+  /** Column name of an entity property, for `query` texts built from entity metadata. */
+  columnName(entity: EntityTarget<TenantOwned>, property: string): string | undefined {
+    return this.manager.connection.getMetadata(entity).findColumnWithPropertyName(property)?.databaseName;
+  }
+
+  tableName(entity: EntityTarget<TenantOwned>): string {
+    return this.manager.connection.getMetadata(entity).tableName;
+  }
+}
+
+/** A TypeORM repository whose every statement carries `tenant_id` = the scope's company. */
+export class TenantRepository<E extends TenantOwned> {
+  constructor(
+    private readonly tenantId: string,
+    private readonly repository: Repository<E>,
+  ) {}
+
+  find(options: ScopedFind<E> = {}): Promise<E[]> {
+    return this.repository.find({ ...options, where: this.where(options.where) });
+  }
+
+  findOne(where: ScopedWhere<E>): Promise<E | null> {
+    return this.repository.findOneBy(this.where(where));
+  }
+
+  findOneOrFail(where: ScopedWhere<E>): Promise<E> {
+    return this.repository.findOneByOrFail(this.where(where));
+  }
+
+  exists(where: ScopedWhere<E>): Promise<boolean> {
+    return this.repository.existsBy(this.where(where));
+  }
+
+  count(where: ScopedWhere<E>): Promise<number> {
+    return this.repository.countBy(this.where(where));
+  }
+
+  /** Inserts rows of this company; answers their ids in order. */
+  async insert(values: ScopedValues<E> | readonly ScopedValues<E>[]): Promise<string[]> {
+    const rows = (Array.isArray(values) ? values : [values]) as ScopedValues<E>[];
+    if (rows.length === 0) return [];
+    const { identifiers } = await this.repository.insert(rows.map((row) => this.owned(row)));
+    return identifiers.map((identifier) => identifier.id as string);
+  }
+
+  /** Inserts one row of this company and answers it as stored (generated columns filled in). */
+  save(values: ScopedValues<E>): Promise<E> {
+    return this.repository.save(this.owned(values) as E);
+  }
+
+  /** Updates this company's rows matching `where`; answers how many changed. A row never moves to another company. */
+  async update(where: ScopedWhere<E>, values: ScopedValues<E>): Promise<number> {
+    return (await this.repository.update(this.where(where), this.owned(values))).affected ?? 0;
+  }
+
+  /** Deletes this company's rows matching `where`; answers how many went. */
+  async delete(where: ScopedWhere<E>): Promise<number> {
+    return (await this.repository.delete(this.where(where))).affected ?? 0;
+  }
+
+  /**
+   * A select of this company's rows for what the methods above cannot say (row locks, keyset
+   * pages, text search). Its WHERE already holds the company; conditions are added with
+   * `andWhere`, and `where`/`orWhere`, which would drop or widen it, throw.
+   */
+  select(alias: string): SelectQueryBuilder<E> {
+    const query = this.repository.createQueryBuilder(alias).where(`${alias}.tenant_id = :scopeTenantId`, { scopeTenantId: this.tenantId });
+    const refuse = (): never => {
+      throw new Error('A tenant-scoped query takes further conditions with andWhere only');
+    };
+    return Object.assign(query, { where: refuse, orWhere: refuse });
+  }
+
+  private where(where?: ScopedWhere<E>): FindOptionsWhere<E> {
+    return { ...where, tenantId: this.tenantId } as FindOptionsWhere<E>;
+  }
+
+  private owned(values: ScopedValues<E>): QueryDeepPartialEntity<E> {
+    return { ...values, tenantId: this.tenantId } as QueryDeepPartialEntity<E>;
+  }
+}
+
+function requireTenant(tenantId: string): void {
+  if (typeof tenantId !== 'string' || tenantId.length === 0) throw new Error('A tenant scope needs the company id');
+}

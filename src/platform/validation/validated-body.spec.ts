@@ -1,0 +1,78 @@
+import { IsDefined, IsInt, IsOptional, IsString, MaxLength } from 'class-validator';
+import { DomainException } from '../errors/domain.exception.js';
+import { Checks, MaxCodePoints, NestedList, ValidatedBody, validateBody } from './validated-body.js';
+
+const RULES = {
+  invalidBody: 'InvoiceInvalidBody',
+  problems: [
+    { error: 'InvoiceRequired', field: true },
+    { error: 'InvoiceLineInvalid', firstOnly: true, field: true, code: true, detail: 'first' },
+    { error: 'InvoiceValidationFailed' },
+  ],
+} as const satisfies Parameters<typeof ValidatedBody>[0];
+
+@ValidatedBody({ ...RULES, problems: [...RULES.problems] })
+class ItemDto {
+  @Checks(IsDefined({ context: { problem: 'InvoiceLineInvalid', message: '$path is required' } }), IsInt({ context: { problem: 'InvoiceLineInvalid', code: 'not_an_integer' } }))
+  n: number;
+
+  @IsOptional()
+  @IsString()
+  label?: string;
+}
+
+@ValidatedBody({ ...RULES, problems: [...RULES.problems] })
+class BodyDto {
+  @Checks(IsDefined({ context: { problem: 'InvoiceRequired' } }), IsString(), MaxLength(3))
+  name: string;
+
+  @Checks(IsOptional(), NestedList(() => ItemDto, { problem: 'InvoiceLineInvalid', code: 'not_an_object', message: '$path must be an object, not $kind' }))
+  items?: ItemDto[];
+
+  @IsOptional()
+  @MaxCodePoints(2)
+  note?: string;
+}
+
+function problem(body: unknown): DomainException {
+  try {
+    validateBody(BodyDto, body);
+  } catch (error) {
+    if (error instanceof DomainException) return error;
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+describe('validateBody', () => {
+  it('returns an instance of the DTO holding only declared members', () => {
+    const body = validateBody(BodyDto, { name: 'abc', items: [{ n: 1 }], note: '😀😀' });
+    expect(body).toBeInstanceOf(BodyDto);
+    expect(body.items![0]).toBeInstanceOf(ItemDto);
+    expect(body).toEqual({ name: 'abc', items: [{ n: 1 }], note: '😀😀' });
+  });
+
+  it('answers the first kind with faults: required, then the first line fault, then all the rest', () => {
+    expect(problem({ items: [{ n: 'x' }], extra: 1 }).extras).toMatchObject({ field: 'name' });
+    const line = problem({ name: 'toolong', items: [{ n: 1 }, 'text', { n: 1.5 }], extra: 1 });
+    expect(line.errorName).toBe('InvoiceLineInvalid');
+    expect(line.extras).toEqual({ field: 'items[1]', code: 'not_an_object', errors: [{ path: 'items[1]', code: 'not_an_object', message: 'items[1] must be an object, not a string' }] });
+    const rest = problem({ name: 5, items: [{ n: 1, colour: 'red' }], extra: 1, note: 'abc' });
+    expect(rest.errorName).toBe('InvoiceValidationFailed');
+    expect(rest.extras.errors!.map((error) => `${error.path}:${error.code}`)).toEqual(['extra:unknown_field', 'name:invalid_type', 'items[0].colour:unknown_field', 'note:too_long']);
+  });
+
+  it('reports one fault per member, the first check that fails', () => {
+    expect(problem({ name: 'toolong' }).extras.errors).toEqual([{ path: 'name', code: 'too_long', message: 'name must be shorter than or equal to 3 characters' }]);
+  });
+
+  it('treats __proto__ and constructor as unknown members, never as the prototype', () => {
+    const body = JSON.parse('{"__proto__":{"polluted":1},"constructor":1,"toString":2,"name":"ab"}');
+    expect(problem(body).extras.errors!.map((error) => error.path)).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it.each([[null], [[]], ['x'], [undefined]])('answers invalid_body for %p', (body) => {
+    expect(problem(body).errorName).toBe('InvoiceInvalidBody');
+  });
+});
