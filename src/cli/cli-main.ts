@@ -4,6 +4,7 @@ import { loadConfig } from '../platform/config/app-config.js';
 import { migrate } from '../platform/database/database.js';
 import { runCommand } from './cli-program.js';
 import { CliModule } from './cli.module.js';
+import { COMMAND_GROUPS } from './commands.js';
 
 export interface CliOutput {
   stdout: (text: string) => void;
@@ -27,7 +28,7 @@ export async function cliMain(argv: string[], io: CliOutput = processOutput): Pr
       await migrate(config.DATABASE_URL);
       context = await NestFactory.createApplicationContext(CliModule.register(config), { logger: false });
       return context;
-    });
+    }, COMMAND_GROUPS);
     io.stdout(`${JSON.stringify(printed)}\n`);
     return 0;
   } catch (error) {

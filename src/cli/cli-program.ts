@@ -1,17 +1,7 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { COMMAND_GROUPS } from './commands.js';
+import type { CommandGroup, CommandGroupDeps, ContextProvider } from './command-group.js';
 
-/** Lazily created application context, so `--help` and usage errors need no database. */
-export type ContextProvider = () => Promise<INestApplicationContext>;
-
-export interface CommandGroupDeps {
-  context: ContextProvider;
-  /** Each command calls this once with the one JSON object it prints. */
-  output: (value: unknown) => void;
-}
-
-export type CommandGroup = (program: Command, deps: CommandGroupDeps) => void;
+export type { CommandGroup, CommandGroupDeps, ContextProvider } from './command-group.js';
 
 /** Comma-separated list flag (operations.md): `a,b` → ['a', 'b']; empty string → []. */
 export function list(value: string): string[] {
@@ -33,10 +23,12 @@ export function uuid(value: string): string {
 }
 
 /**
- * Runs one CLI command and returns the JSON object it printed. Usage errors and failures
- * throw; the entry point turns them into a stderr message and a non-zero exit.
+ * Runs one CLI command of `groups` (the list in commands.ts, passed in so that the command files,
+ * which import this file's flag parsers, are not imported back) and returns the JSON object it
+ * printed. Usage errors and failures throw; the entry point turns them into a stderr message
+ * and a non-zero exit.
  */
-export async function runCommand(argv: string[], context: ContextProvider): Promise<unknown> {
+export async function runCommand(argv: string[], context: ContextProvider, groups: readonly CommandGroup[]): Promise<unknown> {
   let printed: unknown;
   let count = 0;
   const program = new Command('cli')
@@ -51,7 +43,7 @@ export async function runCommand(argv: string[], context: ContextProvider): Prom
       count += 1;
     },
   };
-  for (const group of COMMAND_GROUPS) group(program, deps);
+  for (const group of groups) group(program, deps);
   // Commander would answer a bare invocation with its help on the (silenced) error stream.
   if (argv.length === 0) throw new Error('no command given; see --help');
   try {

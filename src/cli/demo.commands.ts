@@ -3,9 +3,11 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { DataSource } from 'typeorm';
+import { READ_RESOURCES } from '../app/read-resources.js';
 import { McpTokensService } from '../mcp/mcp-tokens.service.js';
 import { ApiKeysService } from '../platform/auth/api-keys.service.js';
-import { ALL_SCOPES, permissionForScope, Scope, SUPPORT_ONLY_SCOPES } from '../platform/catalog/scopes.js';
+import { permissionForScope, Scope } from '../platform/catalog/scopes.js';
+import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { type CommandGroupDeps, integer } from './cli-program.js';
 import { runDemoSeeders } from './demo-seeders.js';
@@ -15,9 +17,9 @@ const DEMO_FAKER_SEED = 20_260_516;
 const DEFAULT_RECORDS = 25;
 const MAX_RECORDS = 10_000;
 
-/** The scope of every read endpoint (those the applications offer; not identity or messaging). */
-export const DEMO_READ_SCOPES: readonly Scope[] = ALL_SCOPES.filter((scope) => scope.endsWith(':read') && !SUPPORT_ONLY_SCOPES.includes(scope));
-const FINANCE_READ_SCOPES = DEMO_READ_SCOPES.filter((scope) => scope.startsWith('int:fin.'));
+/** The scope of every readable resource of the registry. */
+export const DEMO_READ_SCOPES: readonly Scope[] = READ_RESOURCES.map((resource) => resource.scope);
+const FINANCE_READ_SCOPES = READ_RESOURCES.filter((resource) => resource.area === 'finance').map((resource) => resource.scope);
 
 /** The keys `seed:demo` prints, each for one kind of integration. */
 export const DEMO_KEY_SCOPES = {
@@ -58,7 +60,7 @@ export async function seedDemoCompany(app: INestApplicationContext, count: numbe
       created[name] = (await keys.create({ tenantId: tenant.id, scopes: [...scopes], userId: user.id, name: `Demo: ${name}` }, manager)).key;
     }
 
-    const ids = await runDemoSeeders(app, { tenantId: tenant.id, records: count, faker, manager });
+    const ids = await runDemoSeeders(app, { data: app.get(TenantData).forTenant(tenant.id, manager), records: count, faker });
 
     const { token } = await app.get(McpTokensService).create({ tenantId: tenant.id, userId: user.id, tools: ['*'] }, manager);
     return {

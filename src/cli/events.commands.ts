@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { DataSource } from 'typeorm';
 import { isEventType } from '../platform/catalog/event-types.js';
 import { EventPublisher } from '../platform/events/event-publisher.service.js';
+import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { type CommandGroupDeps, uuid } from './cli-program.js';
 
@@ -32,7 +32,7 @@ export function eventCommands(program: Command, { context, output }: CommandGrou
       const app = await context();
       const tenant = await app.get(TenantsService).findById(options.tenant);
       if (!tenant) throw new Error(`Tenant ${options.tenant} not found`);
-      const envelope = await app.get(DataSource).transaction((manager) => app.get(EventPublisher).publish(manager, tenant.id, type, options.data));
+      const envelope = await app.get(TenantData).transaction(tenant.id, (scope) => app.get(EventPublisher).publish(scope, type, options.data));
       output({ id: envelope.id });
     });
 }

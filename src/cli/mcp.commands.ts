@@ -14,4 +14,13 @@ export function mcpCommands(program: Command, { context, output }: CommandGroupD
       const tokens = (await context()).get(McpTokensService);
       output(await tokens.create({ tenantId: options.tenant, userId: options.user, tools: options.tools }));
     });
+
+  program
+    .command('mcp-token:revoke')
+    .description('revoke an oht_ token at once; prints {id, revoked_at}')
+    .requiredOption('--token <id>', 'token id (as printed by mcp-token:create)', uuid)
+    .action(async (options: { token: string }) => {
+      const tokens = (await context()).get(McpTokensService);
+      output(await tokens.revoke(options.token));
+    });
 }

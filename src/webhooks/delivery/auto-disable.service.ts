@@ -1,0 +1,76 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { TenantData, type TenantScope } from '../../platform/tenancy/tenant-data.js';
+import type { WebhookDisabledReason } from '../webhook-endpoint.entity.js';
+
+type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failures' | 'auto_410_repeat' | 'auto_7_day_all_dead'>;
+
+/**
+ * Switches off endpoints that keep failing (spec section 3), judged from the attempts table
+ * with the times the attempts were recorded at (the injectable WebhookClock). Thresholds are
+ * configuration; the defaults follow Svix and Stripe (see README):
+ *
+ * - `auto_410_repeat`: the last WEBHOOK_DISABLE_GONE_STREAK (3) attempts all answered 410.
+ * - `auto_consecutive_failures`: WEBHOOK_DISABLE_CONSECUTIVE_FAILURES (100) failed attempts in a
+ *   row whose first is at least WEBHOOK_DISABLE_FAILURE_PERIOD_MS (5 days) old.
+ * - `auto_7_day_all_dead`: when a delivery goes dead, the endpoint has been attempted for at
+ *   least WEBHOOK_DISABLE_ALL_DEAD_PERIOD_MS (7 days) and no attempt in that period succeeded.
+ *
+ * Only an active endpoint is switched off; the transition and its reason are one UPDATE.
+ */
+@Injectable()
+export class AutoDisable {
+  private readonly logger = new Logger(AutoDisable.name);
+
+  constructor(
+    @Inject(TenantData) private readonly data: TenantData,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  /** Called after a failed attempt of the endpoint; `dead` when it was the delivery's last. */
+  async afterFailure(tenantId: string, endpointId: string, now: Date, dead: boolean): Promise<AutoDisableReason | null> {
+    const scope = this.data.forTenant(tenantId);
+    const reason = await this.reasonToDisable(scope, endpointId, now, dead);
+    if (reason === null) return null;
+    const changed = await scope.query(
+      `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
+        WHERE tenant_id = $1 AND id = $2 AND status = 'active' RETURNING id`,
+      [endpointId, reason],
+    );
+    if (changed.length === 0) return null;
+    this.logger.warn({ endpoint_id: endpointId, reason }, 'webhook endpoint disabled after repeated failures');
+    return reason;
+  }
+
+  private async reasonToDisable(scope: TenantScope, endpointId: string, now: Date, dead: boolean): Promise<AutoDisableReason | null> {
+    const config = this.config;
+    const [gone] = await scope.query<{ n: number; all_gone: boolean }>(
+      `SELECT count(*)::int AS n, bool_and(response_status IS NOT DISTINCT FROM 410) AS all_gone
+         FROM (SELECT response_status FROM webhook_delivery_attempts WHERE tenant_id = $1 AND endpoint_id = $2 ORDER BY started_at DESC LIMIT $3) AS recent`,
+      [endpointId, config.WEBHOOK_DISABLE_GONE_STREAK],
+    );
+    if (gone.n >= config.WEBHOOK_DISABLE_GONE_STREAK && gone.all_gone) return 'auto_410_repeat';
+
+    const [streak] = await scope.query<{ n: number; since: Date | null; last_success_at: Date | null }>(
+      `WITH last_success AS (
+         SELECT max(started_at) AS at FROM webhook_delivery_attempts WHERE tenant_id = $1 AND endpoint_id = $2 AND response_status BETWEEN 200 AND 299
+       )
+       SELECT count(*)::int AS n, min(started_at) AS since, (SELECT at FROM last_success) AS last_success_at
+         FROM webhook_delivery_attempts
+        WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > coalesce((SELECT at FROM last_success), '-infinity')`,
+      [endpointId],
+    );
+    const since: Date | null = streak.since;
+    if (since && streak.n >= config.WEBHOOK_DISABLE_CONSECUTIVE_FAILURES && now.getTime() - since.getTime() >= config.WEBHOOK_DISABLE_FAILURE_PERIOD_MS) {
+      return 'auto_consecutive_failures';
+    }
+    if (dead && since) {
+      const lastSuccess: Date | null = streak.last_success_at;
+      const period = config.WEBHOOK_DISABLE_ALL_DEAD_PERIOD_MS;
+      const failingFor = now.getTime() - since.getTime();
+      const noSuccessInPeriod = lastSuccess === null || now.getTime() - lastSuccess.getTime() >= period;
+      if (failingFor >= period && noSuccessInPeriod) return 'auto_7_day_all_dead';
+    }
+    return null;
+  }
+}

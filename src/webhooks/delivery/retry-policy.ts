@@ -1,0 +1,31 @@
+/** Attempts per delivery (spec section 8): after the 8th failure the delivery is `dead`. */
+export const MAX_ATTEMPTS = 8;
+
+/** How far a wait may stray from the schedule, either way, so retries of many deliveries spread out. */
+export const JITTER = 0.2;
+
+/**
+ * The wait before the next attempt after attempt `attempt` (1-based) failed, or `null` when it
+ * was the last. The wait is the schedule's entry ± 20 %; a `Retry-After` the receiver sent with
+ * a 429 or 503 is honoured but kept within [wait, 2 × wait], so a receiver can slow retries
+ * down, not stop them or hurry them.
+ */
+export function retryDelayMs(attempt: number, schedule: readonly number[], random: () => number = Math.random, retryAfterMs?: number): number | null {
+  if (attempt >= MAX_ATTEMPTS) return null;
+  const base = schedule[Math.min(attempt, schedule.length) - 1];
+  const wait = Math.round(base * (1 - JITTER + 2 * JITTER * random()));
+  if (retryAfterMs === undefined) return wait;
+  return Math.min(Math.max(retryAfterMs, wait), 2 * wait);
+}
+
+/**
+ * The `Retry-After` of an answer, in milliseconds from `now`, when the status is one that may
+ * carry it (429, 503) and the value is readable: delay-seconds or an HTTP date.
+ */
+export function retryAfterMs(status: number, header: string | undefined, now: Date): number | undefined {
+  if ((status !== 429 && status !== 503) || header === undefined) return undefined;
+  const value = header.trim();
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now.getTime());
+}

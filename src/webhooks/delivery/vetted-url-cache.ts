@@ -1,0 +1,34 @@
+import type { VettedWebhookUrl } from '../url-safety/webhook-url-checker.js';
+
+/**
+ * How long an approved URL check is reused by delivery attempts. Short on purpose: a host name
+ * re-pointed to a private address is refused from at most this long after the change, while a
+ * burst to one endpoint checks its URL about once a second instead of on every attempt (two name
+ * lookups and the address classification were a fifth of the worker's CPU). The URL itself is
+ * the key, so a changed endpoint URL is checked afresh on its next attempt; refusals are never
+ * kept. The attempt still connects only to the address that was approved.
+ */
+export const VETTED_URL_TTL_MS = 1000;
+/** URLs remembered at most; the oldest is forgotten beyond this. */
+const MAX_ENTRIES = 1000;
+
+/** Recently approved URL checks, per raw endpoint URL, each kept VETTED_URL_TTL_MS. */
+export class VettedUrlCache {
+  private readonly entries = new Map<string, { vetted: VettedWebhookUrl; until: number }>();
+
+  constructor(private readonly ttlMs = VETTED_URL_TTL_MS) {}
+
+  get(rawUrl: string, nowMs: number): VettedWebhookUrl | undefined {
+    const entry = this.entries.get(rawUrl);
+    if (entry === undefined) return undefined;
+    if (entry.until > nowMs) return entry.vetted;
+    this.entries.delete(rawUrl);
+    return undefined;
+  }
+
+  set(rawUrl: string, vetted: VettedWebhookUrl, nowMs: number): void {
+    this.entries.delete(rawUrl);
+    this.entries.set(rawUrl, { vetted, until: nowMs + this.ttlMs });
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+  }
+}

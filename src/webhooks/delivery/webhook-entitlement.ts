@@ -1,0 +1,42 @@
+import type { AccessService, EventRefusal, EventSubscriber } from '../../platform/access/access.service.js';
+import type { ApiKey } from '../../platform/auth/api-key.entity.js';
+import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
+import type { WebhookEndpoint } from '../webhook-endpoint.entity.js';
+
+/** Why an endpoint may not receive an event; also the `error_class` of a delivery refused at its attempt. */
+export type DeliveryRefusal = 'endpoint_disabled' | EventRefusal;
+
+export type EntitlementEndpoint = Pick<WebhookEndpoint, 'status' | 'piiEnabled'>;
+export type EntitlementKey = Pick<ApiKey, 'scopes' | 'revokedAt' | 'expiresAt' | 'deletedAt'>;
+
+/**
+ * Per-event entitlement of a webhook endpoint (spec 5.8 and 6.4): may it receive an event of
+ * this type at `at`? Used at fan-out (with the event's time) and again before every attempt
+ * (with the attempt's time). Subscription and "created before the event" are the fan-out's
+ * query; the endpoint must be active; the key and personal-data rules are the platform's
+ * AccessService's. `null` means entitled.
+ */
+export function deliveryRefusal(
+  access: AccessService,
+  endpoint: EntitlementEndpoint,
+  key: EntitlementKey | null,
+  eventType: string,
+  at: Date,
+): DeliveryRefusal | null {
+  if (endpoint.status !== 'active') return 'endpoint_disabled';
+  if (!isEventType(eventType)) return 'api_key_scope_insufficient';
+  const subscriber: EventSubscriber = { scopes: key?.scopes ?? [], keyState: keyStateAt(key, at), personalDataGranted: endpoint.piiEnabled };
+  return access.eventRefusal(subscriber, EventCatalog[eventType]);
+}
+
+/** The owning key's state at a moment; a key that no longer exists counts as deleted. */
+export function keyStateAt(key: EntitlementKey | null, at: Date): EventSubscriber['keyState'] {
+  if (!key || passed(key.deletedAt, at)) return 'deleted';
+  if (passed(key.revokedAt, at)) return 'revoked';
+  if (passed(key.expiresAt, at)) return 'expired';
+  return 'active';
+}
+
+function passed(moment: Date | null, at: Date): boolean {
+  return moment !== null && moment.getTime() <= at.getTime();
+}

@@ -1,0 +1,121 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import type { LookupFunction } from 'node:net';
+import { Pool } from 'undici';
+import { AppConfig } from '../../platform/config/app-config.js';
+
+/** How much of a receiver's answer is read and kept. */
+export const RESPONSE_BODY_LIMIT = 20 * 1024;
+
+/** Why a request got no HTTP answer. `ssrf` is decided before sending, by the URL checker. */
+export type SendErrorKind = 'timeout' | 'dns' | 'connect' | 'tls' | 'ssrf' | 'protocol';
+
+export type SendResult =
+  | { status: number; body: string; retryAfter: string | undefined }
+  | { errorKind: SendErrorKind; message: string };
+
+export interface WebhookRequest {
+  url: URL;
+  /** The vetted IPv4 address to connect to; the host name is never resolved again. */
+  ipv4: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Pools kept open at most; the least recently used one is closed beyond this. */
+const MAX_POOLS = 500;
+
+/**
+ * POSTs deliveries with undici. One connection pool per origin and vetted address, so
+ * connections are reused across deliveries to the same receiver, while every connection goes to
+ * the address the URL checker approved (a fixed `lookup`: DNS rebinding between the check and
+ * the connect cannot redirect it). TLS still verifies the certificate against the host name.
+ * Redirects are not followed (undici's request never does), the whole exchange is bounded by
+ * WEBHOOK_TIMEOUT_MS, and at most 20 kB of the answer is read.
+ */
+@Injectable()
+export class WebhookSender implements OnModuleDestroy {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(@Inject(AppConfig) private readonly config: AppConfig) {}
+
+  async send(request: WebhookRequest): Promise<SendResult> {
+    const timeout = this.config.WEBHOOK_TIMEOUT_MS;
+    try {
+      const answer = await this.pool(request.url.origin, request.ipv4).request({
+        method: 'POST',
+        path: `${request.url.pathname}${request.url.search}`,
+        headers: request.headers,
+        body: request.body,
+        signal: AbortSignal.timeout(timeout),
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+      });
+      const body = await readLimited(answer.body);
+      const retryAfter = answer.headers['retry-after'];
+      return { status: answer.statusCode, body, retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter };
+    } catch (error) {
+      return { errorKind: classifySendError(error), message: String((error as { message?: unknown } | null)?.message ?? error) };
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((pool) => pool.close().catch(() => undefined)));
+  }
+
+  private pool(origin: string, ipv4: string): Pool {
+    const key = `${origin} ${ipv4}`;
+    let pool = this.pools.get(key);
+    if (pool) {
+      // Map order is insertion order: re-inserting marks it most recently used.
+      this.pools.delete(key);
+    } else {
+      const lookup: LookupFunction = (_host, options, callback) =>
+        options.all ? callback(null, [{ address: ipv4, family: 4 }]) : callback(null, ipv4, 4);
+      pool = new Pool(origin, { connect: { lookup, timeout: this.config.WEBHOOK_TIMEOUT_MS }, keepAliveTimeout: 30_000 });
+    }
+    this.pools.set(key, pool);
+    if (this.pools.size > MAX_POOLS) {
+      const [oldestKey, oldest] = this.pools.entries().next().value!;
+      this.pools.delete(oldestKey);
+      void oldest.close().catch(() => undefined);
+    }
+    return pool;
+  }
+}
+
+/** Reads up to RESPONSE_BODY_LIMIT bytes; a longer body is cut off and its connection dropped. */
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_BODY_LIMIT) {
+      body.destroy();
+      break;
+    }
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR']);
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'EADDRNOTAVAIL', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
+
+type ErrorLike = { name?: unknown; code?: unknown; cause?: ErrorLike };
+
+/** The kind of a failed exchange, from the error undici (or the socket under it) threw. */
+export function classifySendError(error: unknown): SendErrorKind {
+  // Duck-typed, not `instanceof Error`: socket errors may come from another realm (a test VM).
+  for (let current = error as ErrorLike | undefined; typeof current === 'object' && current !== null; current = current.cause) {
+    const code = current.code;
+    if (current.name === 'TimeoutError' || (typeof code === 'string' && TIMEOUT_CODES.has(code))) return 'timeout';
+    if (typeof code !== 'string') continue;
+    if (DNS_CODES.has(code)) return 'dns';
+    if (/^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY))/.test(code) || code.includes('CERT')) return 'tls';
+    if (CONNECT_CODES.has(code)) return 'connect';
+  }
+  return 'protocol';
+}

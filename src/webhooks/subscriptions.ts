@@ -1,0 +1,37 @@
+import type { AccessService } from '../platform/access/access.service.js';
+import { MissingScopeException } from '../platform/access/missing-scope.exception.js';
+import { EventCatalog, isEventType } from '../platform/catalog/event-types.js';
+import { Scope } from '../platform/catalog/scopes.js';
+import { DomainException } from '../platform/errors/domain.exception.js';
+
+/** `["*"]`: every event type, now and later. */
+export const ALL_EVENTS = '*';
+
+/**
+ * Checks an endpoint's `event_types` against the catalogue and the caller's scopes (spec 6.2)
+ * and returns them without repeats, in the order given. `*` stands alone. Unknown types are
+ * 422 `unknown_event_type` naming exactly the offenders; then each type needs its family's read
+ * scope (a write scope counts), and `*` or a type without a read endpoint needs `int:*`: 403
+ * `missing_scope`, with `missing_scopes` when several are missing.
+ */
+export function checkSubscription(eventTypes: readonly string[], heldScopes: readonly string[], access: AccessService): string[] {
+  const types = [...new Set(eventTypes)];
+  if (types.includes(ALL_EVENTS) && types.length > 1) {
+    throw new DomainException('WebhookValidationFailed', '"*" subscribes to every event type and must be the only entry.', {
+      errors: [{ path: 'event_types', code: 'invalid_value', message: 'event_types: "*" must be the only entry' }],
+    });
+  }
+  const unknown = types.filter((type) => type !== ALL_EVENTS && !isEventType(type));
+  if (unknown.length > 0) {
+    throw new DomainException('WebhookUnknownEventType', `Not in the event catalogue: ${unknown.join(', ')}. GET /v1/event_types lists the types.`, {
+      field: 'event_types',
+      unknown_event_types: unknown,
+    });
+  }
+  const required = [...new Set(types.map((type) => (isEventType(type) ? EventCatalog[type].scope : Scope.All)))];
+  const missing = access.missingScopes(heldScopes, required);
+  if (missing.length > 0) {
+    throw new MissingScopeException(missing, `Subscribing to these event types needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
+  }
+  return types;
+}

@@ -1,0 +1,254 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
+import { AccessService } from '../platform/access/access.service.js';
+import { ApiKey, apiKeyState } from '../platform/auth/api-key.entity.js';
+import type { AuthContext } from '../platform/auth/auth-context.js';
+import type { RevokedKey } from '../platform/auth/api-key-hooks.js';
+import { Scope } from '../platform/catalog/scopes.js';
+import { AppConfig } from '../platform/config/app-config.js';
+import { DomainException } from '../platform/errors/domain.exception.js';
+import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
+import { type CreateWebhookEndpointDto, MAX_URL_LENGTH, type UpdateWebhookEndpointDto } from './dto/webhook-endpoint-input.dto.js';
+import { WebhookSecretBox } from './secrets/webhook-secret-box.js';
+import { checkSubscription } from './subscriptions.js';
+import { WebhookUrlChecker } from './url-safety/webhook-url-checker.js';
+import { isDeleted, WebhookEndpoint } from './webhook-endpoint.entity.js';
+import { type EndpointAction, MAX_ENDPOINTS_PER_COMPANY, QUOTA_STATUSES, transition } from './webhook-endpoint-state.js';
+
+export interface EndpointWithSecret {
+  endpoint: WebhookEndpoint;
+  secret: string;
+}
+
+const ROTATION_GRACE = "interval '24 hours'";
+
+@Injectable()
+export class WebhookEndpointsService {
+  constructor(
+    @Inject(TenantData) private readonly data: TenantData,
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(WebhookUrlChecker) private readonly urls: WebhookUrlChecker,
+    @Inject(WebhookSecretBox) private readonly secrets: WebhookSecretBox,
+    @Inject(AccessService) private readonly access: AccessService,
+  ) {}
+
+  /**
+   * The endpoint if the caller may see it: created by the caller's key, or any endpoint of the
+   * company for an `int:*` key; otherwise 404, as if it did not exist. Deleted endpoints are
+   * found too (they stay readable); routes that change an endpoint refuse them themselves.
+   * `scope` (the caller's company, with `lock`) reads inside a transaction holding the row.
+   */
+  async findOwned(auth: AuthContext, id: string, scope: TenantScope = this.data.forTenant(auth.tenantId), lock = false): Promise<WebhookEndpoint> {
+    const query = scope.repository(WebhookEndpoint).select('endpoint').andWhere('endpoint.id = :id', { id });
+    if (!this.managesAll(auth)) query.andWhere('endpoint.api_key_id = :apiKeyId', { apiKeyId: auth.apiKeyId });
+    if (lock) query.setLock('pessimistic_write');
+    const endpoint = await query.getOne();
+    if (!endpoint) throw notFound(id);
+    return endpoint;
+  }
+
+  /** Every endpoint the caller manages, deleted ones included, newest first. */
+  async list(auth: AuthContext): Promise<WebhookEndpoint[]> {
+    return this.data.forTenant(auth.tenantId).repository(WebhookEndpoint).find({
+      where: this.managesAll(auth) ? {} : { apiKeyId: auth.apiKeyId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+  }
+
+  /**
+   * Checks in order: subscription (422 unknown_event_type, 403 missing_scope), pinned_version
+   * (422), URL (422 url_not_publicly_routable), then the company quota (429) under a lock, so
+   * concurrent creates never exceed it.
+   */
+  async create(auth: AuthContext, input: CreateWebhookEndpointDto): Promise<EndpointWithSecret> {
+    const eventTypes = checkSubscription(input.event_types, auth.scopes, this.access);
+    const pinnedVersion = this.pinnedVersion(input.pinned_version ?? null);
+    const url = await this.vetUrl(input.url);
+    const secret = this.secrets.generateSecret();
+    const endpoint = await this.data.transaction(auth.tenantId, async (scope) => {
+      await this.assertQuotaRoom(scope);
+      const repository = scope.repository(WebhookEndpoint);
+      const [id] = await repository.insert({
+        apiKeyId: auth.apiKeyId,
+        name: input.name,
+        url,
+        eventTypes,
+        pinnedVersion,
+        status: 'active',
+        disabledReason: null,
+        piiEnabled: false,
+        secretCiphertext: this.secrets.seal(secret),
+      });
+      return repository.findOneOrFail({ id });
+    });
+    return { endpoint, secret };
+  }
+
+  /** Changes name, url, event_types and pinned_version; a new url or event_types withdraws the personal-data permission. */
+  async update(auth: AuthContext, id: string, input: UpdateWebhookEndpointDto): Promise<WebhookEndpoint> {
+    const members = Object.keys(input).filter((member) => input[member as keyof UpdateWebhookEndpointDto] !== undefined);
+    if (members.length === 0) {
+      throw new DomainException('WebhookValidationFailed', 'Nothing to change: send name, url, event_types or pinned_version.', {
+        errors: [{ path: '', code: 'no_writable_fields', message: 'the body names none of name, url, event_types, pinned_version' }],
+      });
+    }
+    const live = await this.findLive(auth, id);
+    const eventTypes = input.event_types === undefined ? undefined : checkSubscription(input.event_types, auth.scopes, this.access);
+    const pinnedVersion = input.pinned_version === undefined ? undefined : this.pinnedVersion(input.pinned_version);
+    const url = input.url === undefined ? undefined : await this.vetUrl(input.url);
+
+    return this.data.transaction(auth.tenantId, async (scope) => {
+      const endpoint = await this.findOwned(auth, live.id, scope, true);
+      if (isDeleted(endpoint)) throw notFound(id);
+      const changes: Partial<WebhookEndpoint> = {};
+      if (input.name !== undefined && input.name !== endpoint.name) changes.name = input.name;
+      if (url !== undefined && url !== endpoint.url) changes.url = url;
+      if (eventTypes !== undefined && !sameList(eventTypes, endpoint.eventTypes)) changes.eventTypes = eventTypes;
+      if (pinnedVersion !== undefined && pinnedVersion !== endpoint.pinnedVersion) changes.pinnedVersion = pinnedVersion;
+      if (Object.keys(changes).length === 0) return endpoint;
+      if (changes.url !== undefined || changes.eventTypes !== undefined) changes.piiEnabled = false;
+      const repository = scope.repository(WebhookEndpoint);
+      await repository.update({ id: endpoint.id }, changes);
+      return repository.findOneOrFail({ id: endpoint.id });
+    });
+  }
+
+  /** A new signing secret; the previous one stays valid for signing for 24 hours. */
+  async rotateSecret(auth: AuthContext, id: string): Promise<EndpointWithSecret> {
+    const secret = this.secrets.generateSecret();
+    const endpoint = await this.data.transaction(auth.tenantId, async (scope) => {
+      const current = await this.findOwned(auth, id, scope, true);
+      if (isDeleted(current)) throw notFound(id);
+      const repository = scope.repository(WebhookEndpoint);
+      await repository.update(
+        { id: current.id },
+        {
+          secretCiphertext: this.secrets.seal(secret),
+          previousSecretCiphertext: current.secretCiphertext,
+          previousSecretExpiresAt: () => `clock_timestamp() + ${ROTATION_GRACE}`,
+        },
+      );
+      return repository.findOneOrFail({ id: current.id });
+    });
+    return { endpoint, secret };
+  }
+
+  pause(auth: AuthContext, id: string): Promise<WebhookEndpoint> {
+    return this.apply(auth, id, 'pause');
+  }
+
+  resume(auth: AuthContext, id: string): Promise<WebhookEndpoint> {
+    return this.apply(auth, id, 'resume');
+  }
+
+  remove(auth: AuthContext, id: string): Promise<WebhookEndpoint> {
+    return this.apply(auth, id, 'delete');
+  }
+
+  /** Support enables an endpoint for personal-data events (CLI `webhook:grant-pii`). */
+  async grantPersonalData(id: string): Promise<WebhookEndpoint> {
+    const owner = await this.data.forOwnerOf(WebhookEndpoint, id);
+    if (!owner) throw new Error(`webhook endpoint ${id} not found`);
+    return this.data.transaction(owner.tenantId, async (scope) => {
+      const repository = scope.repository(WebhookEndpoint);
+      const endpoint = await repository.select('endpoint').andWhere('endpoint.id = :id', { id }).setLock('pessimistic_write').getOneOrFail();
+      if (isDeleted(endpoint)) throw new Error(`webhook endpoint ${id} is deleted`);
+      await repository.update({ id }, { piiEnabled: true });
+      return repository.findOneOrFail({ id });
+    });
+  }
+
+  /** The key:revoke hook: the key's active endpoints pause with `api_key_revoked`, in the revocation's transaction. */
+  async pauseForRevokedKey(key: RevokedKey, scope: TenantScope): Promise<void> {
+    await scope.repository(WebhookEndpoint).update(
+      { apiKeyId: key.id, status: 'active' },
+      { status: 'paused', disabledReason: 'api_key_revoked', statusChangedAt: () => 'clock_timestamp()' },
+    );
+  }
+
+  /**
+   * Pause and resume may take a quota place (leaving `disabled`), so they hold the company's
+   * quota lock before the row lock, in the same order as create: no deadlock between them.
+   */
+  private async apply(auth: AuthContext, id: string, action: EndpointAction): Promise<WebhookEndpoint> {
+    return this.data.transaction(auth.tenantId, async (scope) => {
+      if (action !== 'delete') await this.lockQuota(scope);
+      const endpoint = await this.findOwned(auth, id, scope, true);
+      const step = transition(endpoint, action);
+      if (step.kind === 'gone') throw notFound(id);
+      if (step.kind === 'unchanged') return endpoint;
+      if (step.needsActiveOwner) await this.assertOwnerActive(scope, endpoint);
+      if (step.takesQuotaPlace) await this.assertQuotaRoom(scope);
+      const repository = scope.repository(WebhookEndpoint);
+      await repository.update(
+        { id: endpoint.id },
+        { status: step.to.status, disabledReason: step.to.disabledReason, statusChangedAt: () => 'clock_timestamp()' },
+      );
+      return repository.findOneOrFail({ id: endpoint.id });
+    });
+  }
+
+  /** Endpoints are managed by the key that created them, or by any `int:*` key of the company (spec 5.8). */
+  private managesAll(auth: AuthContext): boolean {
+    return this.access.missingScopes(auth.scopes, [Scope.All]).length === 0;
+  }
+
+  /** The URL as stored and called: vetted, normalised, and still within the length limit once normalised (percent-encoding lengthens it). */
+  private async vetUrl(raw: string): Promise<string> {
+    const { href } = (await this.urls.vet(raw)).url;
+    if (href.length > MAX_URL_LENGTH) {
+      throw new DomainException('WebhookValidationFailed', `The normalised URL is longer than ${MAX_URL_LENGTH} characters.`, {
+        errors: [{ path: 'url', code: 'too_long', message: `url must be at most ${MAX_URL_LENGTH} characters once normalised` }],
+      });
+    }
+    return href;
+  }
+
+  private async findLive(auth: AuthContext, id: string): Promise<WebhookEndpoint> {
+    const endpoint = await this.findOwned(auth, id);
+    if (isDeleted(endpoint)) throw notFound(id);
+    return endpoint;
+  }
+
+  /** One company's quota changes one at a time: a transaction-scoped advisory lock per company. */
+  private async lockQuota(scope: TenantScope): Promise<void> {
+    await scope.query(`SELECT pg_advisory_xact_lock(hashtextextended('webhook_endpoint_quota:' || $1, 0))`);
+  }
+
+  private async assertQuotaRoom(scope: TenantScope): Promise<void> {
+    await this.lockQuota(scope);
+    const used = await scope.repository(WebhookEndpoint).count({ status: In([...QUOTA_STATUSES]) });
+    if (used >= MAX_ENDPOINTS_PER_COMPANY) {
+      throw new DomainException(
+        'WebhookQuotaExceeded',
+        `The company already has ${MAX_ENDPOINTS_PER_COMPANY} active or paused webhook endpoints; delete one first.`,
+        { limit: MAX_ENDPOINTS_PER_COMPANY },
+      );
+    }
+  }
+
+  private async assertOwnerActive(scope: TenantScope, endpoint: WebhookEndpoint): Promise<void> {
+    const key = await scope.repository(ApiKey).findOne({ id: endpoint.apiKeyId });
+    if (!key || apiKeyState(key) !== 'active') {
+      throw new DomainException('WebhookOwnerKeyInactive', 'The API key that owns this endpoint is revoked, expired or deleted; create the endpoint again with an active key.');
+    }
+  }
+
+  /** A supported API version that is not sunset; null unpins. */
+  private pinnedVersion(version: string | null): string | null {
+    if (version !== null && this.config.API_SUNSET_VERSIONS.includes(version)) {
+      throw new DomainException('WebhookValidationFailed', `API version ${version} has been sunset.`, {
+        errors: [{ path: 'pinned_version', code: 'unsupported_version', message: `pinned_version ${version} has been sunset` }],
+      });
+    }
+    return version;
+  }
+}
+
+function notFound(id: string): DomainException {
+  return new DomainException('WebhookEndpointNotFound', `No webhook endpoint ${id} for this API key.`);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}

@@ -1,0 +1,77 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { jest } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { Scope } from '../../src/platform/catalog/scopes.js';
+import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
+import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
+import type { TestApi } from '../support/api.js';
+import { createEndpoint, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import type { WebhookReceiver } from '../support/webhook-receiver.js';
+import { waitFor } from '../support/wait-for.js';
+
+const DAY = 24 * 3600 * 1000;
+
+describe('auto-disable of failing endpoints (e2e)', () => {
+  let fixture: DeliveryFixture;
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let receiver: WebhookReceiver;
+  let db: DataSource;
+  let session: TenantSession;
+
+  beforeAll(async () => {
+    // Thresholds small enough to reach in seconds; the 7-day period keeps its default and is reached by moving the clock.
+    fixture = await startDeliveryFixture('auto-disable', { WEBHOOK_DISABLE_CONSECUTIVE_FAILURES: '12', WEBHOOK_DISABLE_FAILURE_PERIOD_MS: '0', WEBHOOK_DISABLE_GONE_STREAK: '3' }, (request) => (request.path.startsWith('/gone') ? { status: 410 } : { status: 500 }));
+    ({ api, worker, receiver, db } = fixture);
+  });
+  afterAll(() => fixture.close());
+  beforeEach(async () => {
+    session = await createTenantSession(api.app, { scopes: [Scope.All] });
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const owner = () => ({ tenantId: session.tenant.id, apiKeyId: session.keyId });
+  const stored = (id: string) => db.getRepository(WebhookEndpoint).findOneByOrFail({ id });
+
+  it('auto_410_repeat: three attempts in a row answered 410', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/gone') });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);
+    await settledDeliveries(api.app, endpoint.id, 2);
+    expect(await stored(endpoint.id)).toMatchObject({ status: 'active', disabledReason: null });
+
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    await waitFor(async () => (await stored(endpoint.id)).status === 'disabled', 10_000, 'the endpoint to be disabled');
+    expect(await stored(endpoint.id)).toMatchObject({ status: 'disabled', disabledReason: 'auto_410_repeat' });
+  });
+
+  it('auto_consecutive_failures: failed attempts in a row reach the threshold; the deliveries left end endpoint_disabled', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/failing') });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);
+    const rows = await settledDeliveries(api.app, endpoint.id, 2);
+    expect(await stored(endpoint.id)).toMatchObject({ status: 'disabled', disabledReason: 'auto_consecutive_failures' });
+    const [{ attempts }] = await db.query(`SELECT count(*)::int AS attempts FROM webhook_delivery_attempts WHERE endpoint_id = $1`, [endpoint.id]);
+    // The other delivery's attempt may have been in flight when the 12th failure disabled the endpoint.
+    expect(attempts).toBeGreaterThanOrEqual(12);
+    expect(attempts).toBeLessThanOrEqual(13);
+    expect(rows.map((row) => row.status === 'failed' ? row.error_class : row.status).sort()).toEqual(['endpoint_disabled', 'endpoint_disabled']);
+  });
+
+  it('auto_7_day_all_dead: a delivery dies and nothing was delivered for 7 days of attempts', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/dead') });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    await settledDeliveries(api.app, endpoint.id, 1);
+    // Fewer than 12 attempts so far (8): the streak rule has not fired, and a week has not passed.
+    expect(await stored(endpoint.id)).toMatchObject({ status: 'active' });
+
+    const clock = worker.get(WebhookClock);
+    const later = () => new Date(Date.now() + 8 * DAY);
+    jest.spyOn(clock, 'now').mockImplementation(later);
+    // A consecutive-failures threshold out of reach isolates the 7-day rule.
+    await db.query(`DELETE FROM webhook_delivery_attempts WHERE endpoint_id = $1 AND attempt > 2`, [endpoint.id]);
+    receiver.respond = (request) => (request.path === '/dead' ? { status: 500 } : { status: 204 });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    await waitFor(async () => (await stored(endpoint.id)).status === 'disabled', 10_000, 'the endpoint to be disabled');
+    expect(await stored(endpoint.id)).toMatchObject({ status: 'disabled', disabledReason: 'auto_7_day_all_dead' });
+  });
+});

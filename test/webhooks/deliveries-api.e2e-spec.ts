@@ -1,0 +1,188 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Scope } from '../../src/platform/catalog/scopes.js';
+import type { TestApi } from '../support/api.js';
+import { createEndpoint, deliveriesOf, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import { verifyStandard, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { waitFor } from '../support/wait-for.js';
+
+
+describe('deliveries API and replays (e2e)', () => {
+  let fixture: DeliveryFixture;
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let receiver: WebhookReceiver;
+  let db: DataSource;
+  let session: TenantSession;
+
+  beforeAll(async () => {
+    // Deliveries here end with 410 on purpose; auto_410_repeat is tested elsewhere.
+    fixture = await startDeliveryFixture('deliveries-api', { WEBHOOK_DISABLE_GONE_STREAK: '1000' });
+    ({ api, worker, receiver, db } = fixture);
+  });
+  afterAll(() => fixture.close());
+  beforeEach(async () => {
+    session = await createTenantSession(api.app, { scopes: [Scope.WebhooksManage, Scope.FinInvoicesRead, Scope.HrEmployeesRead] });
+    receiver.respond = () => ({ status: 204 });
+  });
+
+  const owner = () => ({ tenantId: session.tenant.id, apiKeyId: session.keyId });
+  const get = (path: string, auth = session.auth) => api.http.get(path).set('Authorization', auth);
+  const post = (path: string, auth = session.auth) => api.http.post(path).set('Authorization', auth);
+
+  /** An endpoint with `count` deliveries that ended failed (gone). */
+  async function endpointWithFailures(path: string, count: number, values: { eventTypes?: string[]; piiEnabled?: boolean } = {}) {
+    const created = await createEndpoint(api.app, owner(), { url: receiver.url(path), ...values });
+    receiver.respond = (request) => (request.path === path ? { status: 410 } : { status: 204 });
+    await publishEvents(api.app, session.tenant.id, values.eventTypes?.[0] === 'hr.employee.created' ? 'hr.employee.created' : 'fin.invoice.created', count);
+    const rows = await settledDeliveries(api.app, created.endpoint.id, count);
+    receiver.respond = () => ({ status: 204 });
+    return { ...created, rows };
+  }
+
+  it('lists deliveries newest first with a cursor; an unreadable cursor gives 422 invalid_cursor', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/list') });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 3);
+    const rows = await settledDeliveries(api.app, endpoint.id, 3);
+
+    const first = await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries?limit=2`);
+    expect(first.status).toBe(200);
+    expect(first.body.has_more).toBe(true);
+    expect(first.body.data).toHaveLength(2);
+    expect(first.body.data[0]).toEqual({
+      id: expect.any(String),
+      endpoint_id: endpoint.id,
+      event_id: expect.any(String),
+      event_type: 'fin.invoice.created',
+      status: 'delivered',
+      attempt: 1,
+      next_attempt_at: null,
+      error_class: null,
+      replayed_from: null,
+      last_response_status: 204,
+      api_version: '2026-05-16',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const second = await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    const listed = [...first.body.data, ...second.body.data].map((delivery: { id: string }) => delivery.id);
+    expect(listed).toEqual(rows.map((row) => row.id).reverse());
+
+    const bad = await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries?cursor=garbage`);
+    expect(bad.status).toBe(422);
+    expect(bad.body).toMatchObject({ detail_key: 'errors.integrations.invalid_cursor' });
+  });
+
+  it('retrieves one delivery with its attempts; other keys and unknown ids get 404, malformed ids 422', async () => {
+    const { endpoint, rows } = await endpointWithFailures('/one', 1);
+    const answer = await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ id: rows[0].id, status: 'failed', error_class: 'gone', last_response_status: 410 });
+    expect(answer.body.attempts).toEqual([
+      { attempt: 1, started_at: expect.any(String), duration_ms: expect.any(Number), response_status: 410, error_kind: null, response_body: '' },
+    ]);
+
+    const other = await session.newKey([Scope.WebhooksManage]);
+    expect((await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}`, other.auth)).status).toBe(404);
+    expect((await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries`, other.auth)).status).toBe(404);
+    const unknown = await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${endpoint.id}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.detail_key).toBe('errors.integrations.webhooks.delivery_not_found');
+    expect((await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries/nope`)).body.detail_key).toBe('errors.common.validation.invalid_input');
+  });
+
+  it('replays one delivery: 202 with a pending delivery of the same event, same body, fresh signature, replayed_from', async () => {
+    const { endpoint, secret, rows } = await endpointWithFailures('/replay', 1);
+    const original = receiver.requests.filter((request) => request.path === '/replay')[0];
+
+    const answer = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`).set('Idempotency-Key', `r-${rows[0].id}`);
+    expect(answer.status).toBe(202);
+    expect(answer.body).toMatchObject({ status: 'pending', attempt: 0, replayed_from: rows[0].id, event_id: rows[0].event_id });
+
+    const replayed = await waitFor(async () => receiver.requests.filter((request) => request.path === '/replay')[1]);
+    expect(replayed.body).toBe(original.body);
+    expect(replayed.headers['webhook-id']).toBe(original.headers['webhook-id']);
+    expect(verifyStandard(secret, replayed)).toMatchObject({ id: rows[0].event_id });
+    const settled = await settledDeliveries(api.app, endpoint.id, 2);
+    expect(settled.find((row) => row.id === answer.body.id)).toMatchObject({ status: 'delivered', replayed_from: rows[0].id });
+    expect(settled.find((row) => row.id === rows[0].id)).toMatchObject({ status: 'failed', error_class: 'gone' });
+
+    // The same Idempotency-Key answers from storage and creates nothing.
+    const again = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`).set('Idempotency-Key', `r-${rows[0].id}`);
+    expect(again.status).toBe(202);
+    expect(again.headers['idempotency-replayed']).toBe('true');
+    expect(again.body.id).toBe(answer.body.id);
+    expect(await deliveriesOf(api.app, endpoint.id)).toHaveLength(2);
+  });
+
+  it('refuses replays: 409 endpoint_not_active, 403 pii_not_granted, 409 delivery_pending', async () => {
+    const paused = await endpointWithFailures('/replay-paused', 1);
+    await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [paused.endpoint.id]);
+    const notActive = await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/${paused.rows[0].id}/replay`);
+    expect(notActive.status).toBe(409);
+    expect(notActive.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.endpoint_not_active', code: 'endpoint_not_active' });
+    expect((await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/replay_failed`)).status).toBe(409);
+
+    const personal = await endpointWithFailures('/replay-pii', 1, { eventTypes: ['hr.employee.created'], piiEnabled: true });
+    await db.query(`UPDATE webhook_endpoints SET pii_enabled = false WHERE id = $1`, [personal.endpoint.id]);
+    const forbidden = await post(`/v1/webhook_endpoints/${personal.endpoint.id}/deliveries/${personal.rows[0].id}/replay`);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.pii_not_granted', code: 'pii_not_granted' });
+
+    const slow = await createEndpoint(api.app, owner(), { url: receiver.url('/replay-slow') });
+    receiver.respond = () => ({ status: 500, delayMs: 200 });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    const [pending] = await waitFor(async () => (await deliveriesOf(api.app, slow.endpoint.id)).filter((row) => row.status === 'pending').length === 1 && deliveriesOf(api.app, slow.endpoint.id));
+    const conflict = await post(`/v1/webhook_endpoints/${slow.endpoint.id}/deliveries/${pending.id}/replay`);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.detail_key).toBe('errors.integrations.webhooks.delivery_pending');
+    expect(await deliveriesOf(api.app, personal.endpoint.id)).toHaveLength(1);
+    await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [slow.endpoint.id]);
+  });
+
+  it('replay_failed queues every failed or dead original since `since`, skipping replays and already replayed ones', async () => {
+    const { endpoint, rows } = await endpointWithFailures('/bulk', 4);
+    // One is older than the window, one was replayed before.
+    await db.query(`UPDATE webhook_deliveries SET created_at = clock_timestamp() - interval '2 days' WHERE id = $1`, [rows[0].id]);
+    const replayOne = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[1].id}/replay`);
+    expect(replayOne.status).toBe(202);
+    await settledDeliveries(api.app, endpoint.id, 5);
+
+    const answer = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`).set('Idempotency-Key', `bulk-${endpoint.id}`);
+    expect(answer.status).toBe(202);
+    expect(answer.body).toEqual({ enqueued: 2 });
+    const after = await settledDeliveries(api.app, endpoint.id, 7);
+    expect(after.filter((row) => row.replayed_from !== null).map((row) => row.replayed_from).sort()).toEqual([rows[1].id, rows[2].id, rows[3].id].sort());
+
+    // Nothing left to replay; the idempotent repeat answers the stored 2.
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).body).toEqual({ enqueued: 0 });
+    const repeat = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`).set('Idempotency-Key', `bulk-${endpoint.id}`);
+    expect(repeat.body).toEqual({ enqueued: 2 });
+
+    const since = new Date(Date.now() - 3 * 24 * 3600_000).toISOString();
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`)).body).toEqual({ enqueued: 1 });
+  });
+
+  it('replay_failed skips personal-data deliveries of an ungranted endpoint', async () => {
+    const { endpoint } = await endpointWithFailures('/bulk-pii', 2, { eventTypes: ['hr.employee.created'], piiEnabled: true });
+    await db.query(`UPDATE webhook_endpoints SET pii_enabled = false WHERE id = $1`, [endpoint.id]);
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).body).toEqual({ enqueued: 0 });
+  });
+
+  it.each(['2026-05-16', 'yesterday', '2026-05-16T10:00:00', '2026-13-01T00:00:00Z'])('replay_failed refuses since=%s with 422 invalid_since', async (since) => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/since') });
+    const answer = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${encodeURIComponent(since)}`);
+    expect(answer.status).toBe(422);
+    expect(answer.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.invalid_since', code: 'invalid_since' });
+  });
+
+  it('limits replay_failed to 5 calls per minute per key', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limited') });
+    for (let i = 0; i < 5; i++) expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).status).toBe(202);
+    const limited = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});

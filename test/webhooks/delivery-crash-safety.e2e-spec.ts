@@ -1,0 +1,173 @@
+import { Redis } from 'ioredis';
+import { DataSource } from 'typeorm';
+import { Scope } from '../../src/platform/catalog/scopes.js';
+import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
+import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
+import { JobQueue } from '../../src/platform/queue/job-queue.service.js';
+import { QueueName } from '../../src/platform/queue/queue.types.js';
+import { startApi, type TestApi } from '../support/api.js';
+import { createEndpoint, deliveryEnv, isolatedDatabase } from '../support/deliveries.js';
+import { type MainProcess, spawnMain } from '../support/main-process.js';
+import { waitForQueues } from '../support/queues.js';
+import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { waitFor } from '../support/wait-for.js';
+
+/**
+ * Bursts of the issue's 2,000 events against real worker processes (`node dist/main.js`,
+ * APP_ROLES=worker); DELIVERY_BURST_EVENTS changes the size.
+ */
+const BURST = Number(process.env.DELIVERY_BURST_EVENTS ?? 2000);
+/** A burst test on a loaded CI machine: a worker start, the burst, and for (a) the expiry of a killed worker's leases. */
+const BURST_TEST_TIMEOUT_MS = 180_000;
+
+describe('delivery crash safety (e2e, worker processes)', () => {
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  let env: Record<string, string>;
+  let api: TestApi;
+  let receiver: WebhookReceiver;
+  let db: DataSource;
+  let jobs: JobQueue;
+  let session: TenantSession;
+  const workers: MainProcess[] = [];
+
+  const spawnWorker = () => {
+    const worker = spawnMain({ ...env, APP_ROLES: 'worker', LOG_LEVEL: 'warn' });
+    workers.push(worker);
+    return worker;
+  };
+  const workerCount = () => jobs.bullQueue(QueueName.WebhookDelivery).getWorkersCount();
+
+  beforeAll(async () => {
+    database = await isolatedDatabase('crash');
+    env = deliveryEnv('crash', database.url, { WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_SWEEP_INTERVAL_MS: '500' });
+    api = await startApi({ env });
+    receiver = await startReceiver();
+    db = api.app.get(DataSource);
+    jobs = api.app.get(JobQueue);
+  }, BURST_TEST_TIMEOUT_MS);
+  afterEach(async () => {
+    await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+    receiver.respond = () => ({ status: 204 });
+  });
+  afterAll(async () => {
+    await api.close();
+    await receiver.close();
+    await database.drop();
+  });
+
+  /** A company with one endpoint, then `count` events committed in transactions of 100. */
+  async function burst(path: string, count = BURST): Promise<{ endpointId: string; eventIds: string[] }> {
+    session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url(path) });
+    const publisher = api.app.get(EventPublisher);
+    const eventIds: string[] = [];
+    for (let sent = 0; sent < count; sent += 100) {
+      await api.app.get(TenantData).transaction(session.tenant.id, async (scope) => {
+        for (let i = sent; i < Math.min(count, sent + 100); i++) eventIds.push((await publisher.publish(scope, 'fin.invoice.created', { n: i })).id);
+      });
+    }
+    return { endpointId: endpoint.id, eventIds };
+  }
+
+  async function allDelivered(endpointId: string, count: number, timeoutMs = 90_000) {
+    return waitFor(
+      async () => {
+        const [row] = await db.query(
+          `SELECT count(*)::int AS total, count(*) FILTER (WHERE status = 'delivered')::int AS delivered FROM webhook_deliveries WHERE endpoint_id = $1`,
+          [endpointId],
+        );
+        return row.total === count && row.delivered === count && row;
+      },
+      timeoutMs,
+      `${count} delivered deliveries`,
+    );
+  }
+
+  /** Requests received per envelope id at `path`: every event at least once; the excess is the duplicates. */
+  function received(path: string, eventIds: string[]) {
+    const counts = new Map<string, number>();
+    for (const request of receiver.requests) if (request.path === path) counts.set(String(request.headers['webhook-id']), (counts.get(String(request.headers['webhook-id'])) ?? 0) + 1);
+    const missing = eventIds.filter((id) => !counts.has(id));
+    const duplicates = [...counts.values()].reduce((sum, n) => sum + n - 1, 0);
+    return { missing, duplicates };
+  }
+
+  it('(a) SIGKILL of the worker mid-burst and a restart: every delivery ends delivered, none is lost', async () => {
+    spawnWorker();
+    await waitFor(async () => (await workerCount()) === 1, 60_000, 'the worker to start');
+    receiver.respond = () => ({ status: 204, delayMs: 5 });
+    const { endpointId, eventIds } = await burst('/kill');
+    await waitFor(async () => receiver.requests.filter((request) => request.path === '/kill').length >= BURST / 4, 60_000, 'a quarter of the burst');
+    workers[0].child.kill('SIGKILL');
+    await workers[0].exit;
+    spawnWorker();
+
+    await allDelivered(endpointId, BURST);
+    const { missing, duplicates } = received('/kill', eventIds);
+    expect(missing).toEqual([]);
+    // At-least-once: a request whose answer arrived as the worker died is sent again.
+    console.log(`crash safety (a): ${BURST} events, ${duplicates} duplicate requests at the receiver after SIGKILL`);
+    const [{ attempts }] = await db.query(`SELECT count(*)::int AS attempts FROM webhook_delivery_attempts WHERE endpoint_id = $1`, [endpointId]);
+    expect(attempts).toBeGreaterThanOrEqual(BURST);
+  }, BURST_TEST_TIMEOUT_MS);
+
+  it('(b) a Redis flush of this deployment mid-burst: the sweep restores every pending delivery', async () => {
+    spawnWorker();
+    await waitFor(async () => (await workerCount()) === 1, 60_000, 'the worker to start');
+    receiver.respond = () => ({ status: 204, delayMs: 5 });
+    const { endpointId, eventIds } = await burst('/flush');
+    await waitFor(async () => receiver.requests.filter((request) => request.path === '/flush').length >= BURST / 4, 60_000, 'a quarter of the burst');
+
+    // What FLUSHALL means for this deployment: every key under its REDIS_PREFIX. The shared
+    // Redis of other test runs is left alone.
+    const redis = new Redis(api.config.REDIS_URL);
+    let deleted = 0;
+    for await (const keys of redis.scanStream({ match: `${api.config.REDIS_PREFIX}:*`, count: 1000 })) {
+      if ((keys as string[]).length > 0) deleted += await redis.del(...(keys as string[]));
+    }
+    await redis.quit();
+    expect(deleted).toBeGreaterThan(0);
+
+    await allDelivered(endpointId, BURST);
+    expect(received('/flush', eventIds).missing).toEqual([]);
+    await waitForQueues(jobs, 30_000, [QueueName.WebhookDelivery]);
+  }, BURST_TEST_TIMEOUT_MS);
+
+  it('(c) two workers share a burst and never send one attempt twice at the same time', async () => {
+    spawnWorker();
+    spawnWorker();
+    await waitFor(async () => (await workerCount()) === 2, 60_000, 'two workers to start');
+    // Half the first attempts fail, so retries are shared between the workers too.
+    receiver.respond = (request) => ({ status: request.body.includes('"n":') && Number(/"n":(\d+)/.exec(request.body)![1]) % 2 === 0 && !retried.has(String(request.headers['webhook-id'])) ? (retried.add(String(request.headers['webhook-id'])), 500) : 204, delayMs: 5 });
+    const retried = new Set<string>();
+    const { endpointId, eventIds } = await burst('/shared');
+
+    await allDelivered(endpointId, BURST);
+    expect(receiver.maxConcurrentPerId()).toBe(1);
+    const { missing, duplicates } = received('/shared', eventIds);
+    expect(missing).toEqual([]);
+    // Exactly the planned retries: no attempt was sent by both workers.
+    expect(duplicates).toBe(retried.size);
+    const [row] = await db.query(
+      `SELECT count(*)::int AS attempts, count(DISTINCT (delivery_id, attempt))::int AS distinct_attempts FROM webhook_delivery_attempts WHERE endpoint_id = $1`,
+      [endpointId],
+    );
+    expect(row.attempts).toBe(BURST + retried.size);
+    expect(row.distinct_attempts).toBe(row.attempts);
+  }, BURST_TEST_TIMEOUT_MS);
+
+  it('SIGTERM finishes the attempts in flight before the worker exits', async () => {
+    const worker = spawnWorker();
+    await waitFor(async () => (await workerCount()) === 1, 60_000, 'the worker to start');
+    receiver.respond = () => ({ status: 204, delayMs: 700 });
+    const { endpointId } = await burst('/term', 10);
+    await waitFor(async () => receiver.requests.filter((request) => request.path === '/term').length === 10, 30_000, 'ten requests in flight');
+    worker.child.kill('SIGTERM');
+    await worker.exit;
+
+    const rows: { status: string; lease_token: string | null }[] = await db.query(`SELECT status, lease_token FROM webhook_deliveries WHERE endpoint_id = $1`, [endpointId]);
+    expect(rows).toHaveLength(10);
+    expect(rows.every((row) => row.status === 'delivered' && row.lease_token === null)).toBe(true);
+  }, BURST_TEST_TIMEOUT_MS);
+});

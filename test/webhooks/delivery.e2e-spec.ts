@@ -1,0 +1,245 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Scope } from '../../src/platform/catalog/scopes.js';
+import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
+import { WebhookSecretBox } from '../../src/webhooks/secrets/webhook-secret-box.js';
+import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
+import type { TestApi } from '../support/api.js';
+import { createEndpoint, deliveriesOf, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import { verifyOhSignature, verifyStandard, type WebhookReceiver } from '../support/webhook-receiver.js';
+import { stubDns } from '../support/webhooks.js';
+import { waitFor } from '../support/wait-for.js';
+
+
+describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
+  let fixture: DeliveryFixture;
+  let api: TestApi;
+  let worker: INestApplicationContext;
+  let receiver: WebhookReceiver;
+  let db: DataSource;
+  let session: TenantSession;
+
+  beforeAll(async () => {
+    fixture = await startDeliveryFixture('delivery');
+    ({ api, worker, receiver, db } = fixture);
+  });
+  afterAll(() => fixture.close());
+  beforeEach(async () => {
+    session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    receiver.respond = () => ({ status: 204 });
+  });
+
+  const owner = () => ({ tenantId: session.tenant.id, apiKeyId: session.keyId });
+  const requestsTo = (path: string) => receiver.requests.filter((request) => request.path === path);
+
+  it('delivers a committed event once, signed so that standardwebhooks verifies it, and records the attempt', async () => {
+    const { endpoint, secret } = await createEndpoint(api.app, owner(), { url: receiver.url('/basic') });
+    const [eventId] = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+
+    const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+    expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempt: 1, error_class: null, next_attempt_at: null, last_response_status: 204 });
+    const [request] = requestsTo('/basic');
+    expect(verifyStandard(secret, request)).toEqual({
+      id: eventId,
+      type: 'fin.invoice.created',
+      created_at: expect.any(String),
+      api_version: CURRENT_API_VERSION,
+      data: { n: 0 },
+    });
+    expect(request.headers).toMatchObject({
+      'content-type': 'application/json',
+      'idempotency-key': eventId,
+      'webhook-id': eventId,
+      'user-agent': expect.stringMatching(/^OH-Webhooks\/1\.0/),
+    });
+    expect(verifyOhSignature(secret, String(request.headers['x-oh-signature']), request.body)).toBe(true);
+    expect(verifyOhSignature(secret, String(request.headers['x-oh-signature']), `${request.body} `)).toBe(false);
+
+    const attempts = await db.query(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id]);
+    expect(attempts).toEqual([
+      expect.objectContaining({ attempt: 1, response_status: 204, error_kind: null, response_body: '', started_at: expect.any(Date), duration_ms: expect.any(Number) }),
+    ]);
+    const [event] = await db.query(`SELECT dispatched_at FROM events WHERE id = $1`, [eventId]);
+    expect(event.dispatched_at).toBeInstanceOf(Date);
+  });
+
+  it('fans out only to entitled endpoints: subscribed, active, created before the event, key in scope, personal data only when granted', async () => {
+    const subscribed = await createEndpoint(api.app, owner(), { url: receiver.url('/fan/a'), eventTypes: ['hr.employee.created'], piiEnabled: true });
+    const everything = await createEndpoint(api.app, owner(), { url: receiver.url('/fan/b'), eventTypes: ['*'], piiEnabled: true });
+    const notGranted = await createEndpoint(api.app, owner(), { url: receiver.url('/fan/c'), eventTypes: ['hr.employee.created'] });
+    const otherType = await createEndpoint(api.app, owner(), { url: receiver.url('/fan/d'), eventTypes: ['fin.invoice.created'] });
+    const paused = await createEndpoint(api.app, owner(), { url: receiver.url('/fan/e'), eventTypes: ['hr.employee.created'], piiEnabled: true, status: 'paused' });
+    const narrowKey = await session.newKey([Scope.FinInvoicesRead, Scope.WebhooksManage]);
+    const outOfScope = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: narrowKey.id }, {
+      url: receiver.url('/fan/f'),
+      eventTypes: ['hr.employee.created'],
+      piiEnabled: true,
+    });
+    const stranger = await createTenantSession(api.app);
+    const otherCompany = await createEndpoint(api.app, { tenantId: stranger.tenant.id, apiKeyId: stranger.keyId }, { url: receiver.url('/fan/g'), eventTypes: ['*'], piiEnabled: true });
+
+    const [eventId] = await publishEvents(api.app, session.tenant.id, 'hr.employee.created');
+    const late = await createEndpoint(api.app, owner(), { url: receiver.url('/fan/h'), eventTypes: ['*'], piiEnabled: true });
+
+    await settledDeliveries(api.app, subscribed.endpoint.id, 1);
+    await settledDeliveries(api.app, everything.endpoint.id, 1);
+    await waitFor(async () => (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [eventId])).length === 1);
+    for (const { endpoint } of [notGranted, otherType, paused, outOfScope, otherCompany, late]) expect(await deliveriesOf(api.app, endpoint.id)).toEqual([]);
+
+    // Fan-out is idempotent: relaying the same event again creates no second delivery.
+    await db.query(`UPDATE events SET dispatched_at = NULL WHERE id = $1`, [eventId]);
+    await waitFor(async () => (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [eventId])).length === 1);
+    expect(await deliveriesOf(api.app, subscribed.endpoint.id)).toHaveLength(1);
+  });
+
+  it('pauses an endpoint with api_key_inactive at the first event its expired key can no longer receive', async () => {
+    const expiring = await session.newKey([Scope.All]);
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: expiring.id }, { url: receiver.url('/expired') });
+    await db.query(`UPDATE api_keys SET expires_at = clock_timestamp() WHERE id = $1`, [expiring.id]);
+    const [eventId] = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+
+    await waitFor(async () => (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [eventId])).length === 1);
+    const stored = await db.getRepository(WebhookEndpoint).findOneByOrFail({ id: endpoint.id });
+    expect(stored).toMatchObject({ status: 'paused', disabledReason: 'api_key_inactive' });
+    expect(await deliveriesOf(api.app, endpoint.id)).toEqual([]);
+  });
+
+  it('retries non-2xx answers on the schedule and delivers on a later attempt, recording each attempt', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/flaky') });
+    let calls = 0;
+    receiver.respond = (request) => (request.path === '/flaky' && ++calls <= 2 ? { status: 500, body: `boom ${calls}` } : { status: 204 });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+
+    const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+    expect(delivery).toMatchObject({ status: 'delivered', attempt: 3, last_response_status: 204 });
+    const attempts = await db.query(`SELECT attempt, response_status, response_body FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`, [delivery.id]);
+    expect(attempts).toEqual([
+      { attempt: 1, response_status: 500, response_body: 'boom 1' },
+      { attempt: 2, response_status: 500, response_body: 'boom 2' },
+      { attempt: 3, response_status: 204, response_body: '' },
+    ]);
+    const ids = new Set(requestsTo('/flaky').map((request) => request.headers['webhook-id']));
+    expect(ids.size).toBe(1);
+  });
+
+  it('ends failed with gone on 410, without retrying', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/gone') });
+    receiver.respond = () => ({ status: 410 });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+    expect(delivery).toMatchObject({ status: 'failed', error_class: 'gone', attempt: 1, last_response_status: 410, next_attempt_at: null });
+    expect(requestsTo('/gone')).toHaveLength(1);
+  });
+
+  it('is dead after the 8th failed attempt; timeouts and refused connections are recorded by kind', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/down') });
+    receiver.respond = (request) => (request.path === '/down' ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 204 });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+    expect(delivery).toMatchObject({ status: 'dead', attempt: 8, error_class: null, next_attempt_at: null, last_response_status: 503 });
+    const attempts: { started_at: Date }[] = await db.query(`SELECT started_at FROM webhook_delivery_attempts WHERE delivery_id = $1 ORDER BY attempt`, [delivery.id]);
+    expect(attempts).toHaveLength(8);
+    // Retry-After: 3600 is honoured only up to twice the scheduled wait (30 ms ± 20 %).
+    const gaps = attempts.slice(1).map((attempt, i) => attempt.started_at.getTime() - attempts[i].started_at.getTime());
+    for (const gap of gaps) expect(gap).toBeLessThan(2000);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(24);
+
+    const slow = await createEndpoint(api.app, owner(), { url: receiver.url('/slow') });
+    const closed = await createEndpoint(api.app, owner(), { url: 'http://localhost:9/closed' });
+    receiver.respond = (request) => (request.path === '/slow' ? { status: 204, delayMs: 2500 } : { status: 204 });
+    await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [endpoint.id]);
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    const kinds = await waitFor(
+      async () => {
+        const rows: { endpoint_id: string; error_kind: string }[] = await db.query(
+          `SELECT endpoint_id, error_kind FROM webhook_delivery_attempts WHERE endpoint_id = ANY($1::uuid[]) AND attempt = 1`,
+          [[slow.endpoint.id, closed.endpoint.id]],
+        );
+        return rows.length === 2 && Object.fromEntries(rows.map((row) => [row.endpoint_id, row.error_kind]));
+      },
+      15_000,
+      'first attempts of the slow and closed endpoints',
+    );
+    expect(kinds).toEqual({ [slow.endpoint.id]: 'timeout', [closed.endpoint.id]: 'connect' });
+  });
+
+  it('reads at most 20 kB of an answer', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/big') });
+    receiver.respond = () => ({ status: 200, body: 'x'.repeat(100_000) });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+    const [attempt] = await db.query(`SELECT length(response_body) AS length FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id]);
+    expect(attempt.length).toBe(20 * 1024);
+  });
+
+  it('signs with both secrets during a rotation grace, space-separated', async () => {
+    const box = api.app.get(WebhookSecretBox);
+    const previous = box.generateSecret();
+    const { endpoint, secret } = await createEndpoint(api.app, owner(), { url: receiver.url('/rotated') });
+    await db.getRepository(WebhookEndpoint).update(endpoint.id, { previousSecretCiphertext: box.seal(previous), previousSecretExpiresAt: new Date(Date.now() + 3600_000) });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    await settledDeliveries(api.app, endpoint.id, 1);
+    const [request] = requestsTo('/rotated');
+    expect(String(request.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(() => verifyStandard(secret, request)).not.toThrow();
+    expect(() => verifyStandard(previous, request)).not.toThrow();
+    expect(verifyOhSignature(previous, String(request.headers['x-oh-signature']), request.body)).toBe(true);
+  });
+
+  describe('re-checks before every attempt', () => {
+    /** An endpoint whose first attempt fails, so its delivery is pending when `change` runs. */
+    async function pendingAfterFirstFailure(path: string, values: Parameters<typeof createEndpoint>[2] = { url: receiver.url(path) }) {
+      const created = await createEndpoint(api.app, owner(), values);
+      let first = true;
+      receiver.respond = (request) => (request.path === path && first ? ((first = false), { status: 500, delayMs: 300 }) : { status: 204 });
+      await publishEvents(api.app, session.tenant.id, values.eventTypes?.[0] === 'hr.employee.created' ? 'hr.employee.created' : 'fin.invoice.created');
+      await waitFor(async () => requestsTo(path).length === 1, 10_000, `the first attempt at ${path}`);
+      return created;
+    }
+
+    it('a paused endpoint: failed with endpoint_disabled', async () => {
+      const { endpoint } = await pendingAfterFirstFailure('/recheck/paused');
+      await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [endpoint.id]);
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'failed', error_class: 'endpoint_disabled', attempt: 1 });
+      expect(requestsTo('/recheck/paused')).toHaveLength(1);
+    });
+
+    it('a revoked key: failed with api_key_inactive', async () => {
+      const { endpoint } = await pendingAfterFirstFailure('/recheck/revoked');
+      await db.query(`UPDATE api_keys SET revoked_at = clock_timestamp() WHERE id = $1`, [session.keyId]);
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'failed', error_class: 'api_key_inactive' });
+    });
+
+    it('a key without the scope: failed with api_key_scope_insufficient', async () => {
+      const { endpoint } = await pendingAfterFirstFailure('/recheck/scope');
+      await db.query(`UPDATE api_keys SET scopes = '{int:webhooks:manage}' WHERE id = $1`, [session.keyId]);
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'failed', error_class: 'api_key_scope_insufficient' });
+    });
+
+    it('a withdrawn personal-data grant: failed with pii_capability_blocked', async () => {
+      const { endpoint } = await pendingAfterFirstFailure('/recheck/pii', { url: receiver.url('/recheck/pii'), eventTypes: ['hr.employee.created'], piiEnabled: true });
+      await db.query(`UPDATE webhook_endpoints SET pii_enabled = false WHERE id = $1`, [endpoint.id]);
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'failed', error_class: 'pii_capability_blocked' });
+    });
+
+    it('a URL that now resolves to a private address: failed with ssrf_rejected, no retry, no request', async () => {
+      const restore = stubDns(worker, { localhost: ['127.0.0.1'], 'hooks.rebound.test': ['10.1.2.3'] });
+      try {
+        const { endpoint } = await pendingAfterFirstFailure('/recheck/ssrf');
+        await db.query(`UPDATE webhook_endpoints SET url = 'http://hooks.rebound.test/recheck/ssrf' WHERE id = $1`, [endpoint.id]);
+        const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+        expect(delivery).toMatchObject({ status: 'failed', error_class: 'ssrf_rejected', attempt: 2 });
+        const [attempt] = await db.query(`SELECT error_kind, response_status FROM webhook_delivery_attempts WHERE delivery_id = $1 AND attempt = 2`, [delivery.id]);
+        expect(attempt).toEqual({ error_kind: 'ssrf', response_status: null });
+        expect(requestsTo('/recheck/ssrf')).toHaveLength(1);
+      } finally {
+        restore();
+      }
+    });
+  });
+});

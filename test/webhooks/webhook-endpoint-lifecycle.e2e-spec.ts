@@ -1,0 +1,203 @@
+import type { Response } from 'supertest';
+import { DataSource } from 'typeorm';
+import { ApiKeyHooks } from '../../src/platform/auth/api-key-hooks.js';
+import { ApiKeysService } from '../../src/platform/auth/api-keys.service.js';
+import { Scope } from '../../src/platform/catalog/scopes.js';
+import { WebhookEndpoint, type WebhookEndpointStatus, type WebhookDisabledReason } from '../../src/webhooks/webhook-endpoint.entity.js';
+import { startApi, type TestApi } from '../support/api.js';
+import { runCli } from '../support/cli.js';
+import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import { stubDns } from '../support/webhooks.js';
+
+type Json = Record<string, any>;
+
+/** Quota (spec 8) and the state machine (spec 3), with the database state after each step. */
+describe('webhook endpoint quota and states (e2e)', () => {
+  let api: TestApi;
+  let db: DataSource;
+  let session: TenantSession;
+
+  beforeAll(async () => {
+    api = await startApi();
+    db = api.app.get(DataSource);
+    stubDns(api.app, { 'hooks.example.com': ['93.184.216.34'] });
+  });
+  afterAll(() => api.close());
+  beforeEach(async () => {
+    session = await createTenantSession(api.app, { scopes: [Scope.WebhooksManage, Scope.FinInvoicesRead] });
+  });
+
+  const body = (name = 'ERP') => ({ name, url: 'https://hooks.example.com/oh', event_types: ['fin.invoice.created'] });
+  const create = (auth = session.auth, name?: string) => api.http.post('/v1/webhook_endpoints').set('Authorization', auth).send(body(name));
+  const created = async (auth = session.auth): Promise<Json> => {
+    const res = await create(auth);
+    expect(res.status).toBe(201);
+    return res.body as Json;
+  };
+  const action = (id: string, name: 'pause' | 'resume', auth = session.auth) => api.http.post(`/v1/webhook_endpoints/${id}/${name}`).set('Authorization', auth);
+  const remove = (id: string, auth = session.auth) => api.http.delete(`/v1/webhook_endpoints/${id}`).set('Authorization', auth);
+  const state = async (id: string) => {
+    const { status, disabledReason } = await db.getRepository(WebhookEndpoint).findOneByOrFail({ id });
+    return { status, disabledReason };
+  };
+  const setState = (id: string, status: WebhookEndpointStatus, disabledReason: WebhookDisabledReason | null) =>
+    db.getRepository(WebhookEndpoint).update({ id }, { status, disabledReason });
+  const quotaUsed = () => db.getRepository(WebhookEndpoint).count({ where: [{ tenantId: session.tenant.id, status: 'active' }, { tenantId: session.tenant.id, status: 'paused' }] });
+
+  function expectQuotaExceeded(res: Response): void {
+    expect(res.status).toBe(429);
+    expect(res.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.quota_exceeded', code: 'quota_exceeded', status: 429 });
+    expect(res.headers['retry-after']).toBeUndefined();
+  }
+
+  describe('quota', () => {
+    it('lets exactly 5 of 20 parallel creates by different keys of one company succeed; the rest get 429 without Retry-After', async () => {
+      const keys = await Promise.all(Array.from({ length: 20 }, () => session.newKey([Scope.WebhooksManage, Scope.FinInvoicesRead])));
+      const answers = await Promise.all(keys.map((key, index) => create(key.auth, `race ${index}`)));
+      expect(answers.filter((res) => res.status === 201)).toHaveLength(5);
+      const refused = answers.filter((res) => res.status !== 201);
+      expect(refused).toHaveLength(15);
+      refused.forEach(expectQuotaExceeded);
+      expect(await quotaUsed()).toBe(5);
+      expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(5);
+    });
+
+    it('counts active and paused, not deleted or auto-disabled; deleting frees a place', async () => {
+      const endpoints = await Promise.all(Array.from({ length: 5 }, () => created()));
+      await action(endpoints[0].id, 'pause');
+      expectQuotaExceeded(await create());
+      expect((await remove(endpoints[1].id)).status).toBe(200);
+      const sixth = await created();
+      await setState(sixth.id, 'disabled', 'auto_consecutive_failures');
+      expect((await create()).status).toBe(201);
+      expectQuotaExceeded(await create());
+      const other = await createTenantSession(api.app, { scopes: [Scope.All] });
+      expect((await create(other.auth)).status).toBe(201);
+    });
+
+    it('needs room to resume or pause an auto-disabled endpoint', async () => {
+      const endpoints = await Promise.all(Array.from({ length: 5 }, () => created()));
+      await setState(endpoints[0].id, 'disabled', 'auto_410_repeat');
+      await created();
+      expectQuotaExceeded(await action(endpoints[0].id, 'resume'));
+      expectQuotaExceeded(await action(endpoints[0].id, 'pause'));
+      expect(await state(endpoints[0].id)).toEqual({ status: 'disabled', disabledReason: 'auto_410_repeat' });
+      await remove(endpoints[1].id);
+      const resumed = await action(endpoints[0].id, 'resume');
+      expect(resumed.status).toBe(200);
+      expect(resumed.body).toMatchObject({ status: 'active', disabled_reason: null });
+      expect(await state(endpoints[0].id)).toEqual({ status: 'active', disabledReason: null });
+    });
+  });
+
+  describe('state machine', () => {
+    it('pauses, leaves a paused endpoint as it is, and resumes', async () => {
+      const { id } = await created();
+      const paused = await action(id, 'pause');
+      expect(paused.status).toBe(200);
+      expect(paused.body).toMatchObject({ id, status: 'paused', disabled_reason: null });
+      expect(await state(id)).toEqual({ status: 'paused', disabledReason: null });
+      expect((await action(id, 'pause')).body).toMatchObject({ status: 'paused', disabled_reason: null });
+      const resumed = await action(id, 'resume');
+      expect(resumed.body).toMatchObject({ status: 'active', disabled_reason: null });
+      expect((await action(id, 'resume')).body).toMatchObject({ status: 'active' });
+      expect(await state(id)).toEqual({ status: 'active', disabledReason: null });
+    });
+
+    it('pausing keeps the reason of an already paused endpoint', async () => {
+      const { id } = await created();
+      await setState(id, 'paused', 'api_key_inactive');
+      expect((await action(id, 'pause')).body).toMatchObject({ status: 'paused', disabled_reason: 'api_key_inactive' });
+      expect(await state(id)).toEqual({ status: 'paused', disabledReason: 'api_key_inactive' });
+    });
+
+    it('pausing an auto-disabled endpoint makes it paused with its reason', async () => {
+      const { id } = await created();
+      await setState(id, 'disabled', 'auto_7_day_all_dead');
+      expect((await action(id, 'pause')).body).toMatchObject({ status: 'paused', disabled_reason: 'auto_7_day_all_dead' });
+    });
+
+    it('deletes active and paused endpoints; they stay listed and answer 404 to pause, resume, delete and changes', async () => {
+      const active = await created();
+      const paused = await created();
+      await action(paused.id, 'pause');
+      for (const id of [active.id, paused.id]) {
+        const res = await remove(id);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ id, status: 'disabled', disabled_reason: 'user_deleted' });
+        expect(await state(id)).toEqual({ status: 'disabled', disabledReason: 'user_deleted' });
+        for (const res404 of [
+          await action(id, 'pause'),
+          await action(id, 'resume'),
+          await remove(id),
+          await api.http.patch(`/v1/webhook_endpoints/${id}`).set('Authorization', session.auth).send({ name: 'revive' }),
+          await api.http.post(`/v1/webhook_endpoints/${id}/rotate_secret`).set('Authorization', session.auth),
+        ]) {
+          expect(res404.status).toBe(404);
+          expect(res404.body.detail_key).toBe('errors.integrations.webhooks.not_found');
+        }
+        expect(await state(id)).toEqual({ status: 'disabled', disabledReason: 'user_deleted' });
+        expect((await api.http.get(`/v1/webhook_endpoints/${id}`).set('Authorization', session.auth)).body).toMatchObject({ status: 'disabled', disabled_reason: 'user_deleted' });
+      }
+      const list = await api.http.get('/v1/webhook_endpoints').set('Authorization', session.auth);
+      expect(list.body.data.map((endpoint: Json) => [endpoint.id, endpoint.status, endpoint.disabled_reason])).toEqual([
+        [paused.id, 'disabled', 'user_deleted'],
+        [active.id, 'disabled', 'user_deleted'],
+      ]);
+    });
+
+    it.each(['revoke', 'expire', 'delete'] as const)('answers 409 owner_key_inactive to resuming a paused endpoint whose owning key was %sd', async (change) => {
+      const owner = await session.newKey([Scope.WebhooksManage, Scope.FinInvoicesRead]);
+      const admin = await session.newKey([Scope.All]);
+      const { id } = await created(owner.auth);
+      await action(id, 'pause', owner.auth);
+      expect((await runCli(`key:${change}`, '--key', owner.id)).code).toBe(0);
+      const res = await action(id, 'resume', admin.auth);
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.owner_key_inactive', code: 'owner_key_inactive', type: 'https://api.test.local/errors/conflict' });
+      expect(await state(id)).toEqual({ status: 'paused', disabledReason: null });
+    });
+
+    it('answers 409 owner_key_inactive to resuming an auto-disabled endpoint of an inactive key', async () => {
+      const owner = await session.newKey([Scope.WebhooksManage, Scope.FinInvoicesRead]);
+      const admin = await session.newKey([Scope.All]);
+      const { id } = await created(owner.auth);
+      await setState(id, 'disabled', 'auto_consecutive_failures');
+      await runCli('key:expire', '--key', owner.id);
+      expect((await action(id, 'resume', admin.auth)).status).toBe(409);
+    });
+  });
+
+  describe('key:revoke', () => {
+    it('pauses the key’s active endpoints with api_key_revoked, and touches no others', async () => {
+      const owner = await session.newKey([Scope.WebhooksManage, Scope.FinInvoicesRead]);
+      const active = await created(owner.auth);
+      const paused = await created(owner.auth);
+      await action(paused.id, 'pause', owner.auth);
+      const deleted = await created(owner.auth);
+      await remove(deleted.id, owner.auth);
+      const othersEndpoint = await created();
+
+      const revoke = await runCli('key:revoke', '--key', owner.id);
+      expect(revoke.json).toEqual({ id: owner.id, state: 'revoked' });
+      expect(await state(active.id)).toEqual({ status: 'paused', disabledReason: 'api_key_revoked' });
+      expect(await state(paused.id)).toEqual({ status: 'paused', disabledReason: null });
+      expect(await state(deleted.id)).toEqual({ status: 'disabled', disabledReason: 'user_deleted' });
+      expect(await state(othersEndpoint.id)).toEqual({ status: 'active', disabledReason: null });
+
+      const admin = await session.newKey([Scope.All]);
+      expect((await action(active.id, 'resume', admin.auth)).status).toBe(409);
+    });
+
+    it('runs in the revocation’s transaction: a failing hook leaves key and endpoints unchanged', async () => {
+      const owner = await session.newKey([Scope.WebhooksManage, Scope.FinInvoicesRead]);
+      const { id } = await created(owner.auth);
+      api.app.get(ApiKeyHooks).onRevoked(async (key) => {
+        if (key.id === owner.id) throw new Error('hook failed');
+      });
+      await expect(api.app.get(ApiKeysService).changeState(owner.id, 'revoked')).rejects.toThrow('hook failed');
+      expect((await db.query('SELECT revoked_at FROM api_keys WHERE id = $1', [owner.id]))[0].revoked_at).toBeNull();
+      expect(await state(id)).toEqual({ status: 'active', disabledReason: null });
+    });
+  });
+});
