@@ -1,4 +1,5 @@
 import { hashSecret, randomPrefixAndSecret } from '../platform/auth/api-key-token.js';
+import { DomainException } from '../platform/errors/domain.exception.js';
 
 /**
  * Agent-tool server tokens read `oht_<prefix>_<secret>` (12 lower-case letters or digits, then
@@ -24,12 +25,14 @@ export function parseMcpToken(token: string): { prefix: string; secret: string }
 /** The tool list a token is issued for, de-duplicated; throws on a malformed list. */
 export function normaliseTools(tools: readonly string[]): string[] {
   const unique = [...new Set(tools)];
-  if (unique.length === 0) throw new Error('at least one tool (or * for all) is required');
+  if (unique.length === 0) throw invalidTools('at least one tool (or * for all) is required');
   if (unique.includes(ALL_TOOLS)) {
-    if (unique.length > 1) throw new Error('* grants every tool and cannot be combined with tool names');
+    if (unique.length > 1) throw invalidTools('* grants every tool and cannot be combined with tool names');
     return unique;
   }
   const invalid = unique.filter((tool) => !TOOL_NAME.test(tool));
-  if (invalid.length > 0) throw new Error(`invalid tool names: ${invalid.join(',')}`);
+  if (invalid.length > 0) throw invalidTools(`invalid tool names: ${invalid.join(',')}`);
   return unique;
 }
+
+const invalidTools = (message: string) => new DomainException('InvalidInput', message, { field: 'tools' });

@@ -1,0 +1,52 @@
+import { createServer, type Server } from 'node:http';
+import { type DynamicModule, type INestApplicationContext, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { McpHttpService } from '../mcp/mcp-http.service.js';
+import { McpServerModule } from '../mcp/mcp-server.module.js';
+import type { AppConfig } from '../platform/config/app-config.js';
+import { ConfigModule } from '../platform/config/config.module.js';
+import { PinoNestLogger } from '../platform/logging/logger.js';
+import { LoggingModule } from '../platform/logging/logging.module.js';
+import { PlatformModule } from '../platform/platform.module.js';
+import { FEATURE_MODULES } from './feature-modules.js';
+import { AREA_SUMMARIES, READ_RESOURCES } from './read-resources.js';
+
+/** The mcp role: the platform, the feature modules' entities and the tool server over the registry. */
+@Module({})
+class McpRoleModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: McpRoleModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
+        PlatformModule,
+        ...FEATURE_MODULES,
+        McpServerModule.register({ resources: READ_RESOURCES, summaries: AREA_SUMMARIES }),
+      ],
+    };
+  }
+}
+
+export interface McpServerHandle {
+  context: INestApplicationContext;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** Builds the agent-tool server (not yet listening): a plain node:http server in front of the MCP SDK. */
+export async function createMcpServer(config: AppConfig): Promise<McpServerHandle> {
+  const context = await NestFactory.createApplicationContext(McpRoleModule.register(config), { bufferLogs: true, abortOnError: false });
+  context.useLogger(context.get(PinoNestLogger));
+  context.enableShutdownHooks();
+  const http = context.get(McpHttpService);
+  const server = createServer((request, response) => void http.handle(request, response));
+  return {
+    context,
+    server,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await context.close();
+    },
+  };
+}

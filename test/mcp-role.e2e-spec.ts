@@ -1,0 +1,37 @@
+import { runCli } from './support/cli.js';
+import { listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
+import { waitFor } from './support/wait-for.js';
+
+/** `node dist/main.js` with the `mcp` role alone: the agent-tool server on MCP_PORT, logging as the API does. */
+describe('mcp role of dist/main.js (e2e)', () => {
+  let main: MainProcess;
+  let base: string;
+
+  beforeAll(async () => {
+    main = spawnMain({ APP_ROLES: 'mcp', MCP_PORT: '0' });
+    base = `http://127.0.0.1:${await listeningPort(main)}`;
+  }, 90_000);
+  afterAll(() => main?.stop());
+
+  it('listens on MCP_PORT, serves tools, and logs each request as one JSON line with its trace id and no token', async () => {
+    expect(main.lines().some((line) => /agent-tool server listening/.test(line.msg))).toBe(true);
+    expect((await fetch(`${base}/handshake`)).status).toBe(200);
+
+    const tenant = (await runCli('tenant:create', '--name', 'Role Check')).json as { id: string; slug: string };
+    const user = (await runCli('user:create', '--tenant', tenant.id, '--email', 'role@example.test', '--permissions', 'support.tickets:read')).json.id as string;
+    const token = (await runCli('mcp-token:create', '--tenant', tenant.id, '--user', user, '--tools', '*')).json.token as string;
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const response = await fetch(`${base}/tools/call`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'X-OH-Tenant': tenant.slug, traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+      body: JSON.stringify({ name: 'summarise_support', arguments: {} }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-trace-id')).toBe(traceId);
+    expect(((await response.json()) as any).structuredContent).toEqual({ tickets_by_status: {}, unsolved_tickets_by_priority: {}, unsolved_tickets: 0 });
+
+    const line = await waitFor(async () => main.lines().find((entry) => entry.trace_id === traceId && entry.msg === 'request completed'), 10_000, 'the request log line');
+    expect(line).toMatchObject({ status: 200, method: 'POST', route: '/tools/call' });
+    expect(main.stdout()).not.toContain(token.split('_').at(-1));
+  });
+});

@@ -1,0 +1,416 @@
+import pg from 'pg';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
+import { runCli } from './support/cli.js';
+import { credentials, legacyClient, modernClient, shortcut, startMcp, type TestMcp } from './support/mcp.js';
+
+interface Demo {
+  tenant: { id: string; slug: string };
+  keys: { all: string };
+  user: { id: string };
+  mcp_token: string;
+}
+
+const TOOLS_PER_COMPANY = 12 * 4 + 5;
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+
+/** The text of a tool result's first content block. */
+const text = (result: any): string => result.content[0].text as string;
+
+/**
+ * The agent-tool server (spec 4 "Agent-tool server", 5.9, 8) against the running server, real
+ * PostgreSQL and Redis, with the two clients hosts ship: the SDK v2 client pinned to
+ * 2026-07-28 and the 1.x client speaking 2025-11-25.
+ */
+describe('agent-tool server (e2e)', () => {
+  let mcp: TestMcp;
+  let db: pg.Client;
+  let a: Demo;
+  let b: Demo;
+  let modern: Client;
+  let legacy: LegacyClient;
+
+  beforeAll(async () => {
+    db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+    a = (await runCli('seed:demo', '--records', '4')).json as unknown as Demo;
+    b = (await runCli('seed:demo', '--records', '4')).json as unknown as Demo;
+    mcp = await startMcp();
+    modern = await modernClient(mcp.base, a.mcp_token, a.tenant.slug);
+    legacy = await legacyClient(mcp.base, a.mcp_token, a.tenant.id);
+  });
+  afterAll(async () => {
+    await modern?.close();
+    await legacy?.close();
+    await mcp?.close();
+    await db?.end();
+  });
+
+  /** A new person of company A with `permissions`, and a token naming `tools`. */
+  async function personWithToken(permissions: string, tools: string): Promise<{ userId: string; tokenId: string; token: string }> {
+    const userId = (await runCli('user:create', '--tenant', a.tenant.id, '--email', `p${Date.now()}${Math.random()}@example.test`, '--permissions', permissions)).json
+      .id as string;
+    const created = (await runCli('mcp-token:create', '--tenant', a.tenant.id, '--user', userId, '--tools', tools)).json as { id: string; token: string };
+    return { userId, tokenId: created.id, token: created.token };
+  }
+
+  describe('transport', () => {
+    it('answers GET /handshake without a token: protocol versions, capabilities, server info', async () => {
+      const response = await fetch(`${mcp.base}/handshake`);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as any;
+      expect(body.protocolVersions).toEqual(expect.arrayContaining(['2026-07-28', '2025-11-25', '2025-06-18']));
+      expect(body.capabilities).toEqual({ tools: { listChanged: false } });
+      expect(body.serverInfo).toMatchObject({ name: 'integrations-api', version: expect.any(String) });
+    });
+
+    it.each(['GET', 'DELETE'])('answers %s /mcp with 405 and Allow: POST, token or not', async (method) => {
+      for (const headers of [{}, credentials(a.mcp_token, a.tenant.slug)]) {
+        const response = await fetch(`${mcp.base}/mcp`, { method, headers });
+        expect(response.status).toBe(405);
+        expect(response.headers.get('allow')).toBe('POST');
+        expect(((await response.json()) as any).detail_key).toBe('errors.common.method_not_allowed');
+      }
+    });
+
+    it('refuses a foreign Origin with 403 and accepts a localhost one (DNS-rebinding protection)', async () => {
+      const refused = await fetch(`${mcp.base}/handshake`, { headers: { Origin: 'https://evil.example' } });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as any).detail_key).toBe('errors.mcp.origin_not_allowed');
+      const listed = await shortcut(mcp.base, '/tools/list', { ...credentials(a.mcp_token, a.tenant.slug), Origin: 'https://evil.example' });
+      expect(listed.status).toBe(403);
+      expect((await fetch(`${mcp.base}/handshake`, { headers: { Origin: 'http://localhost:6274' } })).status).toBe(200);
+    });
+
+    it('refuses an unsupported MCP-Protocol-Version with 400', async () => {
+      const response = await fetch(`${mcp.base}/mcp`, {
+        method: 'POST',
+        headers: { ...credentials(a.mcp_token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '1999-01-01' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toMatch(/Unsupported protocol version: 1999-01-01/);
+    });
+
+    it('serves a 2025-06-18 client statelessly: initialize and tools/list in separate requests', async () => {
+      const post = async (body: object) => {
+        const response = await fetch(`${mcp.base}/mcp`, {
+          method: 'POST',
+          headers: { ...credentials(a.mcp_token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify(body),
+        });
+        expect(response.status).toBe(200);
+        const raw = await response.text();
+        return JSON.parse(raw.startsWith('{') ? raw : /^data: (.*)$/m.exec(raw)![1]);
+      };
+      const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      expect(init.result.protocolVersion).toBe('2025-06-18');
+      expect(init.result.serverInfo.name).toBe('integrations-api');
+      expect((await post({ jsonrpc: '2.0', id: 2, method: 'ping' })).result).toEqual({});
+      const list = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+      expect(list.result.tools).toHaveLength(TOOLS_PER_COMPANY);
+    });
+
+    it('negotiates 2025-11-25 with the 1.x client and 2026-07-28 with the pinned v2 client', () => {
+      expect((legacy.transport as { protocolVersion?: string }).protocolVersion).toBe('2025-11-25');
+      expect(modern.getNegotiatedProtocolVersion?.() ?? '2026-07-28').toBe('2026-07-28');
+    });
+  });
+
+  describe('tools', () => {
+    it('lists every tool in a stable order with a cache hint, titles, descriptions, schemas and read-only annotations', async () => {
+      const first = await modern.listTools();
+      const again = await modern.listTools();
+      expect(again.tools.map((tool) => tool.name)).toEqual(first.tools.map((tool) => tool.name));
+      expect((first as { ttlMs?: number }).ttlMs).toBeGreaterThan(0);
+      expect(first.tools).toHaveLength(TOOLS_PER_COMPANY);
+      for (const tool of first.tools) {
+        expect(tool.title).toBeTruthy();
+        expect(tool.description!.length).toBeGreaterThan(40);
+        expect(tool.inputSchema.type).toBe('object');
+        expect(tool.outputSchema?.type).toBe('object');
+        expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+        if (/^(list|recent|summarise)_/.test(tool.name)) expect(tool.inputSchema.required ?? []).toEqual([]);
+      }
+      expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(first.tools.map((tool) => tool.name));
+    });
+
+    it('pages a list lean: structuredContent plus the same JSON as text, no nulls, next_cursor with a hint, and the next page continues', async () => {
+      const first: any = await modern.callTool({ name: 'list_vehicles', arguments: { limit: 2 } });
+      expect(first.isError).toBeFalsy();
+      expect(JSON.parse(text(first))).toEqual(first.structuredContent);
+      expect(first.structuredContent.data).toHaveLength(2);
+      expect(text(first)).not.toContain('null');
+      expect(first.structuredContent.next_cursor).toEqual(expect.any(String));
+      expect(first.structuredContent.hint).toMatch(/call list_vehicles again .* cursor/);
+      const second: any = await legacy.callTool({ name: 'list_vehicles', arguments: { limit: 2, cursor: first.structuredContent.next_cursor } });
+      const ids = (page: any) => page.structuredContent.data.map((item: { id: string }) => item.id);
+      expect(ids(second)).toHaveLength(2);
+      expect(ids(second).some((id: string) => ids(first).includes(id))).toBe(false);
+      const rest: any = await modern.callTool({ name: 'list_vehicles', arguments: { limit: 50 } });
+      expect(rest.structuredContent.next_cursor).toBeUndefined();
+      expect(rest.structuredContent.hint).toBeUndefined();
+      expect(rest.structuredContent.data).toHaveLength(4);
+    });
+
+    it('gets, searches and shows recent changes with the fields REST shows', async () => {
+      const { rows } = await db.query('SELECT id, registration FROM vehicles WHERE tenant_id = $1 ORDER BY created_at DESC LIMIT 1', [a.tenant.id]);
+      const got: any = await legacy.callTool({ name: 'get_vehicles', arguments: { id: rows[0].id } });
+      expect(got.structuredContent).toMatchObject({ id: rows[0].id, registration: rows[0].registration, status: expect.any(String) });
+
+      const found: any = await modern.callTool({ name: 'search_vehicles', arguments: { query: rows[0].registration.slice(1, 5).toLowerCase() } });
+      expect(found.structuredContent.data.map((item: { id: string }) => item.id)).toContain(rows[0].id);
+
+      const [person] = (await db.query('SELECT id, first_name, last_name FROM employees WHERE tenant_id = $1 LIMIT 1', [a.tenant.id])).rows;
+      const byName: any = await legacy.callTool({ name: 'search_employees', arguments: { query: `${person.first_name} ${person.last_name}`.toUpperCase() } });
+      expect(byName.structuredContent.data.map((item: { id: string }) => item.id)).toContain(person.id);
+      const wildcard: any = await modern.callTool({ name: 'search_employees', arguments: { query: '%' } });
+      expect(wildcard.structuredContent.data).toEqual([]);
+
+      const since = new Date(Date.now() - 60_000).toISOString();
+      await db.query('UPDATE vehicles SET updated_at = now() WHERE id = $1', [rows[0].id]);
+      const recent: any = await modern.callTool({ name: 'recent_vehicles', arguments: { since } });
+      expect(recent.structuredContent.data.map((item: { id: string }) => item.id)).toEqual([rows[0].id]);
+    });
+
+    it('answers the area summaries', async () => {
+      const finance: any = await modern.callTool({ name: 'summarise_finance', arguments: {} });
+      const { rows } = await db.query(
+        `SELECT currency, sum(balance_minor)::bigint AS open FROM invoices WHERE tenant_id = $1 AND status IN ('issued','partial','overdue') AND balance_minor > 0 GROUP BY currency`,
+        [a.tenant.id],
+      );
+      for (const row of rows) {
+        expect(finance.structuredContent.invoices_by_currency).toContainEqual(expect.objectContaining({ currency: row.currency, open_balance_minor: Number(row.open) }));
+      }
+      const fleet: any = await legacy.callTool({ name: 'summarise_fleet', arguments: {} });
+      expect(Object.values(fleet.structuredContent.vehicles_by_status).reduce((sum: number, count) => sum + (count as number), 0)).toBe(4);
+      for (const area of ['hr', 'support', 'documents']) {
+        const summary: any = await modern.callTool({ name: `summarise_${area}`, arguments: {} });
+        expect(summary.isError).toBeFalsy();
+        expect(JSON.parse(text(summary))).toEqual(summary.structuredContent);
+      }
+    });
+
+    it.each([
+      ['list_invoices', { limit: 'ten' }, /limit/],
+      ['list_invoices', { limit: 500 }, /limit/],
+      ['get_vehicles', { id: 'not-an-id' }, /id/],
+      ['search_tickets', {}, /query/],
+      ['recent_tickets', { since: '2026-05-01' }, /since/],
+      ['list_bills', { colour: 'red' }, /colour/],
+      ['list_bills', { cursor: 'garbage' }, /cursor/],
+    ])('answers %s with %j as an isError result naming the argument', async (name, args, argument) => {
+      for (const client of [modern, legacy] as const) {
+        const result: any = await client.callTool({ name, arguments: args });
+        expect(result.isError).toBe(true);
+        expect(result.structuredContent).toBeUndefined();
+        expect(text(result)).toMatch(argument);
+      }
+    });
+
+    it('answers a missing record as an isError result', async () => {
+      const result: any = await modern.callTool({ name: 'get_invoices', arguments: { id: '00000000-0000-4000-8000-000000000000' } });
+      expect(result.isError).toBe(true);
+      expect(text(result)).toMatch(/No invoice with id/);
+    });
+
+    it('answers an unknown tool with JSON-RPC error -32602, never data', async () => {
+      await expect(modern.callTool({ name: 'drop_invoices', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      await expect(legacy.callTool({ name: 'drop_invoices', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    });
+  });
+
+  describe('authentication', () => {
+    const expect401 = async (headers: Record<string, string>) => {
+      for (const response of [
+        await fetch(`${mcp.base}/mcp`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' }),
+        await fetch(`${mcp.base}/tools/list`, { method: 'POST', headers }),
+      ]) {
+        expect(response.status).toBe(401);
+        expect(response.headers.get('content-type')).toBe('application/problem+json');
+        expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp"');
+        const body = (await response.json()) as any;
+        expect(body).toMatchObject({ status: 401, detail_key: 'errors.mcp.unauthenticated', type: expect.stringMatching(/\/unauthorized$/) });
+      }
+    };
+
+    it('refuses a missing, malformed or unknown token and an oh_live_ API key', async () => {
+      await expect401({ 'X-OH-Tenant': a.tenant.slug });
+      await expect401({ Authorization: 'Bearer nope', 'X-OH-Tenant': a.tenant.slug });
+      await expect401(credentials(`${a.mcp_token.slice(0, -4)}AAAA`, a.tenant.slug));
+      await expect401(credentials(`oht_abcdefghijkl_${'a'.repeat(43)}`, a.tenant.slug));
+      await expect401(credentials(a.keys.all, a.tenant.slug));
+    });
+
+    it("refuses a missing, unknown or other company's tenant header; accepts the slug or the id", async () => {
+      await expect401({ Authorization: `Bearer ${a.mcp_token}` });
+      await expect401(credentials(a.mcp_token, 'no-such-company'));
+      await expect401(credentials(a.mcp_token, b.tenant.slug));
+      await expect401(credentials(a.mcp_token, b.tenant.id));
+      expect((await shortcut(mcp.base, '/tools/list', credentials(a.mcp_token, a.tenant.id))).status).toBe(200);
+    });
+
+    it('refuses a revoked token at once (mcp-token:revoke) and the token of a deactivated company', async () => {
+      const person = await personWithToken('fin.invoices:read', 'list_invoices');
+      expect((await shortcut(mcp.base, '/tools/list', credentials(person.token, a.tenant.slug))).status).toBe(200);
+      const revoked = await runCli('mcp-token:revoke', '--token', person.tokenId);
+      expect(revoked.code).toBe(0);
+      expect(Object.keys(revoked.json)).toEqual(['id', 'revoked_at']);
+      expect((await db.query('SELECT revoked_at FROM mcp_tokens WHERE id = $1', [person.tokenId])).rows[0].revoked_at).not.toBeNull();
+      await expect401(credentials(person.token, a.tenant.slug));
+      expect((await runCli('mcp-token:revoke', '--token', '00000000-0000-4000-8000-000000000000')).code).toBe(1);
+
+      const other = (await runCli('tenant:create', '--name', 'Closing Down Ltd')).json as { id: string; slug: string };
+      const user = (await runCli('user:create', '--tenant', other.id, '--email', 'x@closing.example', '--permissions', 'fin.invoices:read')).json.id as string;
+      const token = (await runCli('mcp-token:create', '--tenant', other.id, '--user', user, '--tools', '*')).json.token as string;
+      expect((await shortcut(mcp.base, '/tools/list', credentials(token, other.slug))).status).toBe(200);
+      await runCli('tenant:deactivate', '--tenant', other.id);
+      await expect401(credentials(token, other.slug));
+    });
+  });
+
+  it("never returns another company's ids from any tool", async () => {
+    const { rows } = await db.query(
+      `SELECT id FROM invoices WHERE tenant_id = $1 UNION ALL SELECT id FROM payments WHERE tenant_id = $1 UNION ALL SELECT id FROM bills WHERE tenant_id = $1
+       UNION ALL SELECT id FROM purchase_orders WHERE tenant_id = $1 UNION ALL SELECT id FROM work_orders WHERE tenant_id = $1 UNION ALL SELECT id FROM vehicles WHERE tenant_id = $1
+       UNION ALL SELECT id FROM fuel_logs WHERE tenant_id = $1 UNION ALL SELECT id FROM employees WHERE tenant_id = $1 UNION ALL SELECT id FROM leave_requests WHERE tenant_id = $1
+       UNION ALL SELECT id FROM timesheets WHERE tenant_id = $1 UNION ALL SELECT id FROM tickets WHERE tenant_id = $1 UNION ALL SELECT id FROM documents WHERE tenant_id = $1
+       UNION ALL SELECT id FROM customers WHERE tenant_id = $1 UNION ALL SELECT $1::uuid`,
+      [b.tenant.id],
+    );
+    const foreign = new Set(rows.map((row) => row.id as string));
+    expect(foreign.size).toBeGreaterThan(40);
+    const seen = new Set<string>();
+    for (const tool of (await modern.listTools()).tools) {
+      const verb = tool.name.split('_')[0];
+      const argumentSets =
+        verb === 'get' ? [{ id: [...foreign][0] }] : verb === 'search' ? [{ query: 'a', limit: 50 }, { query: '-', limit: 50 }] : verb === 'summarise' ? [{}] : [{ limit: 50 }];
+      for (const args of argumentSets) {
+        const result: any = await modern.callTool({ name: tool.name, arguments: args as Record<string, unknown> });
+        // A refused get names the id it was asked for; that echo is not data.
+        const answer = JSON.stringify(result).replaceAll(String((args as { id?: string }).id), '');
+        for (const id of answer.match(UUID) ?? []) {
+          expect(foreign.has(id)).toBe(false);
+          seen.add(id);
+        }
+        if (verb === 'get') expect(result.isError).toBe(true);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(40);
+  });
+
+  describe('permissions on every call', () => {
+    it("lists exactly the token's tools the person may use, and refuses the others with -32602", async () => {
+      const person = await personWithToken('fin.invoices:read', 'list_invoices,get_vehicles');
+      const client = await modernClient(mcp.base, person.token, a.tenant.slug);
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['list_invoices']);
+        expect((await client.callTool({ name: 'list_invoices', arguments: {} })).isError).toBeFalsy();
+        // Named by the token, but the person lacks fm.vehicles:read; and not named by the token at all.
+        await expect(client.callTool({ name: 'get_vehicles', arguments: { id: '00000000-0000-4000-8000-000000000000' } })).rejects.toMatchObject({ code: -32602 });
+        await expect(client.callTool({ name: 'get_invoices', arguments: { id: '00000000-0000-4000-8000-000000000000' } })).rejects.toMatchObject({ code: -32602 });
+      } finally {
+        await client.close();
+      }
+    });
+
+    it('refuses the call once user:set-permissions withdraws the permission and allows it again once restored, with no restart', async () => {
+      const person = await personWithToken('fin.invoices:read,fm.vehicles:read', '*');
+      const client = await legacyClient(mcp.base, person.token, a.tenant.slug);
+      const headers = credentials(person.token, a.tenant.slug);
+      try {
+        expect((await client.callTool({ name: 'list_invoices', arguments: { limit: 1 } })).isError).toBeFalsy();
+
+        const withdrawn = await runCli('user:set-permissions', '--user', person.userId, '--permissions', 'fm.vehicles:read');
+        expect(withdrawn.json).toEqual({ id: person.userId, permissions: ['fm.vehicles:read'] });
+        await expect(client.callTool({ name: 'list_invoices', arguments: { limit: 1 } })).rejects.toMatchObject({ code: -32602 });
+        const refused = await shortcut(mcp.base, '/tools/call', headers, { name: 'list_invoices', arguments: { limit: 1 } });
+        expect(refused.status).toBe(400);
+        expect(refused.body).toEqual({ error: expect.objectContaining({ code: -32602 }) });
+        expect(refused.body!.data).toBeUndefined();
+        expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('list_invoices');
+        expect((await client.callTool({ name: 'list_vehicles', arguments: { limit: 1 } })).isError).toBeFalsy();
+
+        await runCli('user:set-permissions', '--user', person.userId, '--permissions', 'fin.invoices:read,fm.vehicles:read');
+        expect((await client.callTool({ name: 'list_invoices', arguments: { limit: 1 } })).isError).toBeFalsy();
+        expect((await shortcut(mcp.base, '/tools/call', headers, { name: 'list_invoices', arguments: { limit: 1 } })).status).toBe(200);
+      } finally {
+        await client.close();
+      }
+    });
+  });
+
+  describe('REST shortcuts', () => {
+    const headers = () => credentials(a.mcp_token, a.tenant.slug);
+
+    it('POST /tools/list answers the tools of JSON-RPC tools/list', async () => {
+      const listed = await shortcut(mcp.base, '/tools/list', headers());
+      expect(listed.status).toBe(200);
+      expect(listed.headers.get('content-type')).toBe('application/json');
+      expect(listed.body!.tools).toEqual((await modern.listTools()).tools);
+      expect(listed.body!.tools).toEqual((await legacy.listTools()).tools);
+    });
+
+    it('POST /tools/call answers what JSON-RPC tools/call answers, errors included', async () => {
+      for (const [name, args] of [
+        ['list_invoices', { limit: 3 }],
+        ['summarise_support', {}],
+        ['list_invoices', { limit: 'x' }],
+      ] as const) {
+        const called = await shortcut(mcp.base, '/tools/call', headers(), { name, arguments: args });
+        expect(called.status).toBe(200);
+        const viaJsonRpc: any = await legacy.callTool({ name, arguments: args as Record<string, unknown> });
+        expect(called.body!.content).toEqual(viaJsonRpc.content);
+        expect(called.body!.structuredContent).toEqual(viaJsonRpc.structuredContent);
+        expect(called.body!.isError).toEqual(viaJsonRpc.isError);
+      }
+      const unknown = await shortcut(mcp.base, '/tools/call', headers(), { name: 'drop_invoices', arguments: {} });
+      expect(unknown.status).toBe(400);
+      expect(unknown.body!.error.code).toBe(-32602);
+    });
+
+    it('refuses a body that is not {name, arguments} with 422 naming the member', async () => {
+      for (const [body, field] of [
+        [[1], 'body'],
+        [{ arguments: {} }, 'name'],
+        [{ name: 'list_invoices', arguments: [1] }, 'arguments'],
+      ] as const) {
+        const refused = await shortcut(mcp.base, '/tools/call', headers(), body);
+        expect(refused.status).toBe(422);
+        expect(refused.body).toMatchObject({ detail_key: 'errors.mcp.invalid_request', field });
+      }
+      const broken = await fetch(`${mcp.base}/tools/call`, { method: 'POST', headers: headers(), body: '{nope' });
+      expect(broken.status).toBe(422);
+      expect(((await broken.json()) as any).detail_key).toBe('errors.common.validation.malformed_json');
+    });
+  });
+
+  it('limits requests per token: 429 with Retry-After on /mcp and on the shortcuts, other tokens unaffected', async () => {
+    const limited = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '2' });
+    // All of this test's requests fall in one minute window, however long they take.
+    const pinned = Date.UTC(2026, 4, 16, 10, 15, 15, 250);
+    limited.handle.context.get(RateLimiterService).clock.now = () => pinned;
+    try {
+      const person = await personWithToken('fin.invoices:read', '*');
+      const headers = credentials(person.token, a.tenant.slug);
+      expect((await shortcut(limited.base, '/tools/list', headers)).status).toBe(200);
+      expect((await shortcut(limited.base, '/tools/call', headers, { name: 'list_invoices', arguments: {} })).status).toBe(200);
+      const refused = await shortcut(limited.base, '/tools/call', headers, { name: 'list_invoices', arguments: {} });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.body).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
+      const viaMcp = await fetch(`${limited.base}/mcp`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      });
+      expect(viaMcp.status).toBe(429);
+      expect(Number(viaMcp.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      const other = await personWithToken('fin.invoices:read', '*');
+      expect((await shortcut(limited.base, '/tools/list', credentials(other.token, a.tenant.slug))).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
