@@ -3,6 +3,7 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import { TenantsService } from '../src/platform/tenancy/tenants.service.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
+import { rawRequest } from './support/raw-http.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 
 describe('authentication and scopes (e2e)', () => {
@@ -32,21 +33,39 @@ describe('authentication and scopes (e2e)', () => {
   });
 
   it.each([
-    ['no header', undefined],
-    ['another scheme', 'Basic abc'],
-    ['a malformed key', 'Bearer oh_live_nope'],
-    ['an unknown key', `Bearer oh_live_zzzzzzzzzzzz_${'A'.repeat(43)}`],
-    ['an agent-tool token', 'Bearer oht_0123456789abcdef'],
-  ])('answers 401 for %s', async (_, header) => {
+    ['no header', undefined, 'Bearer realm="Integrations API"'],
+    ['another scheme', 'Basic abc', 'Bearer realm="Integrations API", error="invalid_token"'],
+    ['a malformed key', 'Bearer oh_live_nope', 'Bearer realm="Integrations API", error="invalid_token"'],
+    ['an unknown key', `Bearer oh_live_zzzzzzzzzzzz_${'A'.repeat(43)}`, 'Bearer realm="Integrations API", error="invalid_token"'],
+    ['an agent-tool token', 'Bearer oht_0123456789abcdef', 'Bearer realm="Integrations API", error="invalid_token"'],
+  ])('answers 401 for %s, with the RFC 6750 challenge', async (_, header, challenge) => {
     const req = api.http.get('/v1/test_events');
     const res = header ? await req.set('Authorization', header) : await req;
     expectProblem(res, 401, 'errors.integrations.unauthenticated');
     expect(res.body.type).toBe('https://api.test.local/errors/unauthorized');
+    expect(res.headers['www-authenticate']).toBe(challenge);
   });
 
-  it('answers 401 for a right prefix with a wrong secret', async () => {
+  it('refuses two Authorization headers, even when one of them is valid', async () => {
+    for (const order of [
+      [session.auth, 'Bearer oh_live_nope'],
+      ['Bearer oh_live_nope', session.auth],
+      [session.auth, session.auth],
+    ]) {
+      const res = await rawRequest(api.app, 'GET', '/v1/test_events', ['Host', 'localhost', 'Authorization', order[0], 'authorization', order[1]]);
+      expect(res.status).toBe(401);
+      const body = JSON.parse(res.body.toString('utf8'));
+      expect(body.detail_key).toBe('errors.integrations.unauthenticated');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="Integrations API", error="invalid_request"');
+    }
+  });
+
+  it('answers 401 for a right prefix with a wrong secret, also once the key is cached', async () => {
+    expect((await api.http.get('/v1/test_events').set('Authorization', session.auth)).status).toBe(200);
     const forged = session.key.replace(/_[A-Za-z0-9]{43}$/, `_${'B'.repeat(43)}`);
-    expectProblem(await api.http.get('/v1/test_events').set('Authorization', `Bearer ${forged}`), 401, 'errors.integrations.unauthenticated');
+    const res = await api.http.get('/v1/test_events').set('Authorization', `Bearer ${forged}`);
+    expectProblem(res, 401, 'errors.integrations.unauthenticated');
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="Integrations API", error="invalid_token"');
   });
 
   it.each(['revoked', 'expired', 'deleted'] as const)('answers 401 once the key is %s', async (state) => {
@@ -82,5 +101,42 @@ describe('authentication and scopes (e2e)', () => {
     const res = await api.http.get('/v1/test_events').set('Authorization', other.auth);
     expectProblem(res, 404, 'errors.common.tenant_not_found');
     expect(res.body.type).toBe('https://api.test.local/errors/not-found');
+  });
+});
+
+/**
+ * Failed authentications per client address, shared by the processes through Redis. Two API
+ * instances with a limit of 3 a minute, on a Redis prefix of their own so other tests' failures
+ * (all from 127.0.0.1 too) do not count.
+ */
+describe('failed-authentication limit per client address (e2e)', () => {
+  let instances: [TestApi, TestApi];
+  const env = { AUTH_FAILURES_PER_MINUTE: '3', REDIS_PREFIX: `${process.env.REDIS_PREFIX}-auth-failures` };
+
+  beforeAll(async () => {
+    instances = [await startApi({ modules: [TestResourcesModule], env }), await startApi({ modules: [TestResourcesModule], env })];
+  });
+  afterAll(() => Promise.all(instances.map((instance) => instance.close())));
+
+  it('answers 429 with Retry-After past the limit, counting failures at both instances, and then refuses even a valid key', async () => {
+    const session = await createTenantSession(instances[0].app, { scopes: [Scope.FinInvoicesRead] });
+    const wrong = `Bearer oh_live_zzzzzzzzzzzz_${'A'.repeat(43)}`;
+    const attempt = (index: number, auth = wrong) => instances[index % 2].http.get('/v1/test_events').set('Authorization', auth);
+
+    // Three failures, spread over both instances: each has seen at most two.
+    for (const index of [0, 1, 0]) expect((await attempt(index)).status).toBe(401);
+    const refused = await attempt(1);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(refused.headers['ratelimit-policy']).toBe('"auth_failures";q=3;w=60');
+
+    // The instance that refused now refuses the address outright, a valid key included.
+    expect((await attempt(1, session.auth)).status).toBe(429);
+    // The other instance learns of the block from the shared count on its next failure.
+    expect((await attempt(0)).status).toBe(429);
+    expect((await attempt(0, session.auth)).status).toBe(429);
   });
 });

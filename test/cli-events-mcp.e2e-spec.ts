@@ -34,9 +34,10 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
       expect(Object.keys(run.json)).toEqual(['id']);
       expect(run.json.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 
-      const { rows } = await db.query('SELECT tenant_id, type, envelope, dispatched_at FROM events WHERE id = $1', [run.json.id]);
+      // dispatched_at is not asserted: a worker of another test file may relay the event at any moment.
+      const { rows } = await db.query('SELECT tenant_id, type, envelope FROM events WHERE id = $1', [run.json.id]);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ tenant_id: tenantId, type: 'fm.vehicle.updated', dispatched_at: null });
+      expect(rows[0]).toMatchObject({ tenant_id: tenantId, type: 'fm.vehicle.updated' });
       expect(rows[0].envelope).toMatchObject({ id: run.json.id, type: 'fm.vehicle.updated', data });
       expect(Date.parse(rows[0].envelope.created_at)).not.toBeNaN();
     });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
@@ -33,30 +34,33 @@ describe('structured request logs (e2e, dist/main.js)', () => {
     throw new Error(`no request line for ${traceId} in:\n${main.stdout()}`);
   }
 
-  it('writes one JSON line per request under its trace id, with credentials redacted', async () => {
+  it('writes one compact line per request: method, route pattern, status, duration, trace id, key prefix', async () => {
     const session = await createTenantSession(api.app, { scopes: [Scope.All] });
     const secret = session.key.split('_').at(-1)!;
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const id = randomUUID();
     const res = await request(base)
-      .get('/v1/openapi.json')
+      .get(`/v1/invoices/${id}?expand=x`)
       .set('Authorization', session.auth)
       .set('Cookie', 'sid=cookie-value-that-must-not-leak')
       .set('Idempotency-Key', 'idem-123')
       .set('traceparent', `00-${traceId}-00f067aa0ba902b7-01`);
-    expect(res.status).toBe(200);
+    expect(res.status).toBe(404);
     expect(res.headers['x-trace-id']).toBe(traceId);
 
-    const line = await logOf(traceId);
-    expect(line).toMatchObject({
+    const { time, pid, hostname, duration_ms, ...line } = await logOf(traceId);
+    expect(line).toEqual({
       level: 30,
+      msg: 'request completed',
       trace_id: traceId,
-      req: { method: 'GET', url: '/v1/openapi.json', headers: { authorization: '[Redacted]', cookie: '[Redacted]', 'idempotency-key': 'idem-123' } },
-      res: { statusCode: 200 },
+      method: 'GET',
+      route: '/v1/invoices/:id',
+      status: 404,
+      key_prefix: session.key.split('_')[2],
     });
-    expect(typeof line.responseTime).toBe('number');
-    expect(main.stdout()).not.toContain(secret);
-    expect(main.stdout()).not.toContain(session.key);
-    expect(main.stdout()).not.toContain('cookie-value-that-must-not-leak');
+    expect([typeof time, typeof pid, typeof hostname, typeof duration_ms]).toEqual(['string', 'number', 'string', 'number']);
+    const out = main.stdout();
+    for (const leak of [secret, session.key, 'cookie-value-that-must-not-leak', 'idem-123', id, 'expand']) expect(out).not.toContain(leak);
   });
 
   it('logs requests refused before routing (version, unknown key, unknown route) with their trace ids', async () => {
@@ -65,9 +69,29 @@ describe('structured request logs (e2e, dist/main.js)', () => {
     const notFound = await request(base).get('/v1/nothing-here').set('Authorization', `Bearer ${unknownKey}`);
     expect(refused.status).toBe(400);
     expect(notFound.status).toBe(404);
-    expect((await logOf(refused.headers['x-trace-id'])).res.statusCode).toBe(400);
-    expect((await logOf(notFound.headers['x-trace-id'])).req.headers.authorization).toBe('[Redacted]');
+    expect(await logOf(refused.headers['x-trace-id'])).toMatchObject({ status: 400, route: null, method: 'GET' });
+    expect(await logOf(notFound.headers['x-trace-id'])).toMatchObject({ status: 404, route: null, key_prefix: null });
     expect(main.stdout()).not.toContain('S'.repeat(43));
+  });
+
+  it('refuses a key sent in X-API-Key, ?access_token= or ?api_key= with 401, and never logs it', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const secret = session.key.split('_').at(-1)!;
+    const answers = await Promise.all([
+      request(base).get('/v1/invoices').set('X-API-Key', session.key),
+      request(base).get('/v1/invoices').set('X-API-Key', session.key).set('Authorization', session.auth),
+      request(base).get(`/v1/invoices?access_token=${session.key}`),
+      request(base).get(`/v1/invoices?limit=1&api_key=${session.key}`).set('Authorization', session.auth),
+    ]);
+    for (const res of answers) {
+      expect(res.status).toBe(401);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body.detail_key).toBe('errors.integrations.unauthenticated');
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="Integrations API", error="invalid_request"');
+      expect(await logOf(res.headers['x-trace-id'])).toMatchObject({ status: 401, route: '/v1/invoices' });
+    }
+    expect(main.stdout()).not.toContain(secret);
+    expect(main.stdout()).not.toContain(session.key.split('_')[2] + '_');
   });
 
   it('writes nothing but JSON lines on stdout', () => {

@@ -41,8 +41,9 @@ describe('OpenAPI document (e2e)', () => {
       }
     });
 
-    it('describes the apiKey bearer scheme and the oh_live_ key format', () => {
-      expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'oh_live_<prefix>_<secret>' });
+    it('describes the bearer API-key scheme and the oh_live_ key format', () => {
+      expect(Object.keys(document.components.securitySchemes)).toEqual(['bearerApiKey']);
+      expect(document.components.securitySchemes.bearerApiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'oh_live_<prefix>_<secret>' });
     });
 
     it('includes every mounted controller (test routes too) but not the health probes', () => {
@@ -68,8 +69,8 @@ describe('OpenAPI document (e2e)', () => {
     });
 
     it('lists the scopes of protected operations and no security for public ones', () => {
-      expect(document.paths['/v1/test_events'].get.security).toEqual([{ apiKey: ['int:fin.invoices:read'] }]);
-      expect(document.paths['/v1/test_events'].post.security).toEqual([{ apiKey: ['int:fin.invoices:write'] }]);
+      expect(document.paths['/v1/test_events'].get.security).toEqual([{ bearerApiKey: ['int:fin.invoices:read'] }]);
+      expect(document.paths['/v1/test_events'].post.security).toEqual([{ bearerApiKey: ['int:fin.invoices:write'] }]);
       expect(document.paths['/v1/openapi.json'].get.security).toEqual([]);
     });
 
@@ -99,11 +100,102 @@ describe('OpenAPI document (e2e)', () => {
           expect(response.headers['x-trace-id']).toEqual({ $ref: '#/components/headers/TraceId' });
           if (Number(status) < 400) continue;
           errorResponses += 1;
-          expect(response.content).toEqual({ 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDto' } } });
+          expect(Object.keys(response.content)).toEqual(['application/problem+json']);
+          expect(response.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemDto' });
         }
       }
       expect(errorResponses).toBeGreaterThan(20);
       expect(Object.keys(document.paths['/v1/test_events'].post.responses)).toEqual(expect.arrayContaining(['413', '422']));
+    });
+  });
+
+  describe('for generators and readers', () => {
+    const ops = () => operations(document).filter(({ path }) => !path.startsWith('/v1/test_'));
+
+    it('types ProblemDto.status as integer and documents supported_versions', () => {
+      const problem = document.components.schemas.ProblemDto.properties;
+      expect(problem.status.type).toBe('integer');
+      expect(problem.supported_versions).toMatchObject({ type: 'array', items: { type: 'string' } });
+    });
+
+    it('documents 405 (with Allow) on every operation and 415 on every operation that takes a body', () => {
+      for (const { method, operation } of operations(document)) {
+        expect(operation.responses['405'].headers.Allow).toBeDefined();
+        if (['post', 'put', 'patch', 'delete'].includes(method)) expect(operation.responses['415'].description).toMatch(/unsupported_media_type/);
+      }
+    });
+
+    it('documents RateLimit, RateLimit-Policy, Retry-After, Idempotency-Replayed and OH-Version on errors', () => {
+      const headers = document.components.headers;
+      for (const name of ['RateLimit', 'RateLimitPolicy', 'RetryAfter', 'IdempotencyReplayed', 'OhVersion']) expect(headers[name].description).toBeTruthy();
+      for (const { path, operation } of ops()) {
+        if (operation.security.length === 0) continue;
+        const ok = Object.entries(operation.responses as Json).find(([status]) => /^2/.test(status))![1];
+        expect(ok.headers).toMatchObject({ RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' } });
+        expect(operation.responses['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+        expect(operation.responses['404'].headers['OH-Version']).toEqual({ $ref: '#/components/headers/OhVersion' });
+        expect(operation.responses['401'].headers.RateLimit).toBeUndefined();
+        const idempotent = (operation.parameters ?? []).some((parameter: Json) => parameter.name === 'Idempotency-Key');
+        expect(ok.headers['Idempotency-Replayed'] !== undefined).toBe(idempotent);
+        expect(path).toMatch(/^\/v1\//);
+      }
+    });
+
+    it('gives every operation realistic media-type examples: no placeholder UUIDs, no 2^53-1 amounts', () => {
+      for (const { operation } of ops()) {
+        const ok = Object.entries(operation.responses as Json).find(([status]) => /^2/.test(status))![1];
+        expect(ok.content['application/json'].example).toBeDefined();
+        if (operation.requestBody) {
+          const media = operation.requestBody.content['application/json'];
+          expect(media.example ?? media.examples).toBeDefined();
+        }
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          if (Number(status) >= 400) expect(response.content['application/problem+json'].example).toMatchObject({ status: Number(status) });
+        }
+      }
+      const text = JSON.stringify(document.paths);
+      expect(text).not.toMatch(/3fa85f64-5717-4562-b3fc-2c963f66afa6|00000000-0000-0000-0000-000000000000/);
+      const amounts = [...text.matchAll(/"(\w+_minor)":(\d+)/g)].map(([, , value]) => Number(value));
+      expect(amounts.length).toBeGreaterThan(10);
+      expect(amounts).not.toContain(2 ** 53 - 1);
+    });
+
+    it('names every operation resource.verb, uniquely', () => {
+      const ids = operations(document).map(({ operation }) => operation.operationId as string);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/);
+      expect(document.paths['/v1/invoices/{id}'].get.operationId).toBe('invoices.retrieve');
+      expect(document.paths['/v1/vehicles/{id}'].get.operationId).toBe('vehicles.retrieve');
+      expect(document.paths['/v1/invoices/{id}/void'].post.operationId).toBe('invoices.void');
+    });
+
+    it('declares every tag it uses with a description, and describes every 2xx', () => {
+      const webhookCalls = Object.values((document.webhooks ?? {}) as Json).flatMap((item: Json) => Object.values(item) as Json[]);
+      const used = new Set([...operations(document).map(({ operation }) => operation), ...webhookCalls].flatMap((operation) => operation.tags ?? []));
+      const declared = new Map((document.tags as Json[]).map((tag) => [tag.name, tag.description]));
+      // The test-only controllers' tags (Test…) need none.
+      for (const tag of used) if (!tag.startsWith('Test')) expect([tag, declared.get(tag)]).toEqual([tag, expect.any(String)]);
+      expect([...declared.keys()].sort()).toEqual([...used].sort());
+      for (const { operation } of operations(document)) {
+        for (const [status, response] of Object.entries(operation.responses as Json)) if (/^2/.test(status)) expect(response.description).toBeTruthy();
+      }
+    });
+
+    it('shows each operation its scope in the description Swagger UI renders', () => {
+      for (const { operation } of operations(document)) {
+        const scopes = operation['x-required-scopes'];
+        if (scopes) expect(operation.description).toContain(scopes.length ? `**Required scope:** \`${scopes[0]}\`` : '**Required scope:** none; any valid API key.');
+      }
+    });
+
+    it('says in the limit schema what the server does with values out of range', () => {
+      const limit = document.paths['/v1/invoices'].get.parameters.find((parameter: Json) => parameter.name === 'limit');
+      expect(limit.schema.description).toMatch(/below 1 the server uses 1, above 100 it uses 100/);
+      expect(limit.schema.maximum).toBeUndefined();
+    });
+
+    it('names its licence', () => {
+      expect(document.info.license).toEqual({ name: 'Proprietary', identifier: 'LicenseRef-Proprietary' });
     });
   });
 
@@ -172,6 +264,11 @@ describe('OpenAPI document (e2e)', () => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.text).toContain('swagger-ui');
       expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
+    });
+
+    it('keeps the authorization of /docs across reloads', async () => {
+      const init = await api.http.get('/docs/swagger-ui-init.js');
+      expect(init.text).toMatch(/"persistAuthorization":\s*true/);
     });
   });
 

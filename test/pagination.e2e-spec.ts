@@ -165,9 +165,22 @@ describe('pagination (e2e, through the test-only GET /v1/test_events)', () => {
       const [{ value: secret }] = await db.query(`SELECT value FROM platform_settings WHERE name = 'cursor_secret'`);
       const position = JSON.parse(Buffer.from(cursor.split('.')[0], 'base64url').toString()) as [string, string];
       const at = { createdAt: position[0], id: position[1] };
-      expect(new CursorCodec(secret).encode('test_events', at)).toBe(cursor);
-      await expectInvalid(new CursorCodec(secret).encode('invoices', at));
-      await expectInvalid(new CursorCodec('another-deployment-secret-of-enough-length').encode('test_events', at));
+      const holder = `${session.tenant.id}/${session.keyId}`;
+      expect(new CursorCodec(secret).encode(`test_events\n${holder}`, at)).toBe(cursor);
+      await expectInvalid(new CursorCodec(secret).encode(`invoices\n${holder}`, at));
+      await expectInvalid(new CursorCodec('another-deployment-secret-of-enough-length').encode(`test_events\n${holder}`, at));
+    });
+
+    it('is refused when issued to another key of the company, or to another company', async () => {
+      const otherKey = await session.newKey([Scope.FinInvoicesWrite]);
+      const res = await api.http.get('/v1/test_events').query({ limit: '2', cursor }).set('Authorization', otherKey.auth);
+      expect(res.body).toMatchObject({ status: 422, detail_key: 'errors.integrations.invoices.invalid_cursor', field: 'cursor' });
+      const other = await company();
+      await insert(other, 5, `clock_timestamp() - n * interval '1 second'`);
+      const foreign = await page(other, { limit: '2', cursor });
+      expect(foreign.body).toMatchObject({ status: 422, detail_key: 'errors.integrations.invoices.invalid_cursor', field: 'cursor' });
+      // Its own cursor still works.
+      expect((await page(other, { limit: '2', cursor: (await page(other, { limit: '2' })).body.next_cursor! })).status).toBe(200);
     });
   });
 });

@@ -1,10 +1,24 @@
 import { Redis } from 'ioredis';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Response } from 'supertest';
 import { Scope } from '../src/platform/catalog/scopes.js';
+import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
+
+/**
+ * Pins the rate limiter's clock of `api` at `ms` (and returns a setter to move it): requests then
+ * fall in one known window however long they take, and a test moves to the next window without
+ * waiting for it.
+ */
+function pinClock(api: TestApi, ms: number): (next: number) => void {
+  let now = ms;
+  api.app.get(RateLimiterService).clock.now = () => now;
+  return (next) => (now = next);
+}
+
+/** 10:15:15.250 UTC: 0.25 s into a second, 15.25 s into a minute, 15 min 15.25 s into an hour. */
+const T0 = Date.UTC(2026, 4, 16, 10, 15, 15, 250);
 
 const expectRateLimited = (res: Response) => {
   expect(res.status).toBe(429);
@@ -25,8 +39,10 @@ describe('general rate limit per API key (e2e)', () => {
     api = await startApi({ modules: [TestResourcesModule], env: { RATE_LIMIT_PER_SECOND: '3' } });
   });
   afterAll(() => api.close());
+  let setClock: (ms: number) => void;
   beforeEach(async () => {
     session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
+    setClock = pinClock(api, T0);
   });
 
   const list = (auth = session.auth) => api.http.get('/v1/test_events').set('Authorization', auth);
@@ -48,8 +64,12 @@ describe('general rate limit per API key (e2e)', () => {
     expect(refused.headers.ratelimit).toBe('"default";r=0;t=1');
     expect(refused.body.detail).toMatch(/"default" of 3 requests per 1 s/);
 
-    await sleep(Number(refused.headers['retry-after']) * 1000 + 100);
-    expect((await list()).status).toBe(200);
+    setClock(T0 + 749);
+    expectRateLimited(await list());
+    setClock(T0 + 750);
+    const next = await list();
+    expect(next.status).toBe(200);
+    expect(next.headers.ratelimit).toBe('"default";r=2;t=1');
   });
 
   it('counts each API key on its own', async () => {
@@ -81,6 +101,7 @@ describe('named rate limits (e2e)', () => {
     api = await startApi({ modules: [TestResourcesModule] });
     redis = new Redis(api.config.REDIS_URL);
   });
+  beforeEach(() => pinClock(api, T0));
   afterAll(async () => {
     redis.disconnect();
     await api.close();
@@ -94,14 +115,13 @@ describe('named rate limits (e2e)', () => {
       expect(last.status).toBe(200);
     }
     expect(last!.headers['ratelimit-policy']).toBe('"default";q=100;w=1, "webhook_replay";q=60;w=60');
-    const [, reset] = /^"default";r=\d+;t=[01], "webhook_replay";r=0;t=(\d+)$/.exec(last!.headers.ratelimit)!;
-    expect(Number(reset)).toBeGreaterThan(0);
-    expect(Number(reset)).toBeLessThanOrEqual(60);
+    // All 61 requests fall in the minute window that the clock entered 15.25 s ago.
+    expect(last!.headers.ratelimit).toMatch(/^"default";r=\d+;t=1, "webhook_replay";r=0;t=45$/);
 
     const refused = await api.http.get('/v1/test_rate_limits/replay').set('Authorization', session.auth);
     expectRateLimited(refused);
-    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect(refused.headers.ratelimit).toMatch(/"webhook_replay";r=0;t=\d+$/);
+    expect(refused.headers['retry-after']).toBe('45');
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay";r=0;t=45$/);
     expect(refused.body.detail).toMatch(/"webhook_replay" of 60 requests per 60 s/);
 
     const otherKey = await session.newKey([Scope.WebhooksManage]);
@@ -119,11 +139,11 @@ describe('named rate limits (e2e)', () => {
     expect(last!.headers['ratelimit-policy']).toBe(
       '"default";q=100;w=1, "webhook_replay_failed";q=5;w=60, "webhook_replay_failed_hourly";q=30;w=3600',
     );
-    expect(last!.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+, "webhook_replay_failed_hourly";r=25;t=3[56]\d\d$/);
+    expect(last!.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=45, "webhook_replay_failed_hourly";r=25;t=2685$/);
 
     const refused = await call();
     expectRateLimited(refused);
-    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    expect(refused.headers['retry-after']).toBe('45');
     // A call refused by the minute window does not use up the hour.
     expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+$/);
   });
@@ -131,12 +151,13 @@ describe('named rate limits (e2e)', () => {
   it('allows 30 replay_failed calls per hour', async () => {
     const session = await createTenantSession(api.app, { scopes: [Scope.WebhooksManage] });
     // As if the key had made its 30 calls of the hour already (at 5 a minute, over the last 6 minutes).
-    await redis.set(`${api.config.REDIS_PREFIX}:ratelimit:webhook_replay_failed_hourly:${session.keyId}`, '30', 'EX', 3240);
+    const hour = Math.floor(T0 / 3_600_000);
+    await redis.set(`${api.config.REDIS_PREFIX}:ratelimit:webhook_replay_failed_hourly:${session.key.split('_')[2]}:${hour}`, '30', 'EX', 3600);
 
     const refused = await api.http.get('/v1/test_rate_limits/replay_failed').set('Authorization', session.auth);
     expectRateLimited(refused);
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(3200);
-    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(3240);
+    // The hour window the clock is in ends in 44 min 44.75 s.
+    expect(refused.headers['retry-after']).toBe('2685');
     expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=4;t=\d+, "webhook_replay_failed_hourly";r=0;t=\d+$/);
     expect(refused.body.detail).toMatch(/"webhook_replay_failed_hourly" of 30 requests per 3600 s/);
   });
@@ -153,6 +174,7 @@ describe('rate limits while Redis is unreachable (e2e)', () => {
 
   it('fails open to a per-process limit: requests are served and still limited, never a 5xx', async () => {
     const session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
+    pinClock(api, T0);
     const answers = [];
     for (let i = 0; i < 3; i += 1) answers.push(await api.http.get('/v1/test_events').set('Authorization', session.auth));
     expect(answers.map((res) => res.status)).toEqual([200, 200, 429]);

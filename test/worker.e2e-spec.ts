@@ -5,44 +5,62 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import { JobQueue } from '../src/platform/queue/job-queue.service.js';
 import { JOB_QUEUES, JobName, QUEUE_NAMES } from '../src/platform/queue/queue.types.js';
 import { startApi, type TestApi } from './support/api.js';
+import { waitForQueues } from './support/queues.js';
 import { createTenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 import { waitFor } from './support/wait-for.js';
 import { startWorker } from './support/worker.js';
 
-// A Redis prefix of this file's own, so workers started by other test files do not count here.
-const env = { REDIS_PREFIX: `${process.env.REDIS_PREFIX}-worker` };
+/**
+ * Each test stands alone (any order, any subset): every group runs on a Redis prefix of its own,
+ * so workers started elsewhere, in other files or other groups, never count here.
+ */
+const prefix = (name: string) => ({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-worker-${name}` });
 
-describe('worker role (e2e)', () => {
+const queuesOf = (jobs: JobQueue) => QUEUE_NAMES.map((name) => jobs.bullQueue(name));
+
+async function waitForWorkers(jobs: JobQueue): Promise<void> {
+  for (const queue of queuesOf(jobs)) {
+    // A worker names its Redis connection (how BullMQ counts workers) once it has started pulling jobs.
+    await waitFor(async () => (await queue.getWorkersCount()) > 0, 5000, `a worker on ${queue.name}`);
+  }
+}
+
+describe('API role alone (e2e)', () => {
   let api: TestApi;
-  let jobs: JobQueue;
-  let worker: INestApplicationContext | undefined;
 
   beforeAll(async () => {
-    api = await startApi({ modules: [TestResourcesModule], env });
-    jobs = api.app.get(JobQueue);
+    api = await startApi({ modules: [TestResourcesModule], env: prefix('api-only') });
   });
-  afterAll(async () => {
-    await worker?.close();
-    await api.close();
-  });
+  afterAll(() => api.close());
 
-  const queues = () => QUEUE_NAMES.map((name) => jobs.bullQueue(name));
-
-  it('does not run workers or schedule jobs in the API role alone', async () => {
-    for (const queue of queues()) {
+  it('does not run workers or schedule jobs', async () => {
+    for (const queue of queuesOf(api.app.get(JobQueue))) {
       expect(await queue.getWorkersCount()).toBe(0);
       expect(await queue.getJobSchedulers()).toEqual([]);
     }
   });
+});
+
+describe('worker role (e2e)', () => {
+  const env = prefix('running');
+  let api: TestApi;
+  let jobs: JobQueue;
+  let worker: INestApplicationContext;
+
+  beforeAll(async () => {
+    api = await startApi({ modules: [TestResourcesModule], env });
+    jobs = api.app.get(JobQueue);
+    worker = await startWorker({ env });
+    await waitForWorkers(jobs);
+  });
+  afterAll(async () => {
+    await worker.close();
+    await api.close();
+  });
 
   it('runs one worker per queue and schedules the idempotency cleanup every 10 minutes', async () => {
-    worker = await startWorker({ env });
-    for (const queue of queues()) {
-      // A worker names its Redis connection (how BullMQ counts workers) once it has started pulling jobs.
-      await waitFor(async () => (await queue.getWorkersCount()) > 0, 5000, `a worker on ${queue.name}`);
-      expect(await queue.getWorkersCount()).toBe(1);
-    }
+    for (const queue of queuesOf(jobs)) expect(await queue.getWorkersCount()).toBe(1);
     const scheduler = await jobs.bullQueue(JOB_QUEUES[JobName.IdempotencyCleanup]).getJobScheduler(JobName.IdempotencyCleanup);
     expect(scheduler).toMatchObject({ key: JobName.IdempotencyCleanup, name: JobName.IdempotencyCleanup, every: 600_000 });
   });
@@ -56,21 +74,27 @@ describe('worker role (e2e)', () => {
     }
     await db.query(`UPDATE idempotency_keys SET expires_at = clock_timestamp() - interval '1 minute' WHERE key = $1`, [expiredKey]);
 
-    await jobs.queue(JobName.IdempotencyCleanup, {});
-    const remaining = await waitFor(
-      async () => {
-        const rows: { key: string }[] = await db.query('SELECT key FROM idempotency_keys WHERE tenant_id = $1', [session.tenant.id]);
-        return rows.length === 1 && rows;
-      },
-      10_000,
-      'the expired record to be deleted',
-    );
+    await jobs.queue(JobName.IdempotencyCleanup, { tenantId: null });
+    await waitForQueues(jobs, 10_000, [JOB_QUEUES[JobName.IdempotencyCleanup]]);
+    const remaining: { key: string }[] = await db.query('SELECT key FROM idempotency_keys WHERE tenant_id = $1', [session.tenant.id]);
     expect(remaining.map((row) => row.key)).toEqual([liveKey]);
   });
+});
+
+describe('a closed worker (e2e)', () => {
+  const env = prefix('closed');
+  let api: TestApi;
+
+  beforeAll(async () => {
+    api = await startApi({ modules: [TestResourcesModule], env });
+  });
+  afterAll(() => api.close());
 
   it('stops its workers when closed', async () => {
-    await worker!.close();
-    worker = undefined;
-    for (const queue of queues()) expect(await queue.getWorkersCount()).toBe(0);
+    const jobs = api.app.get(JobQueue);
+    const worker = await startWorker({ env });
+    await waitForWorkers(jobs);
+    await worker.close();
+    for (const queue of queuesOf(jobs)) expect(await queue.getWorkersCount()).toBe(0);
   });
 });

@@ -1,20 +1,24 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { ApiKeyAuthenticator } from '../platform/auth/api-key-authenticator.service.js';
 import { AuthGuard } from '../platform/auth/auth.guard.js';
+import { CatalogModule } from '../platform/catalog/catalog.module.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
 import { ProblemFilter } from '../platform/errors/problem.filter.js';
 import { HealthModule } from '../platform/health/health.module.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
+import { MetricsController } from '../platform/metrics/metrics.controller.js';
 import { OpenApiModule } from '../platform/openapi/openapi.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
-import { RateLimitGuard } from '../platform/rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module.js';
+import { ReadResourcesModule } from '../platform/resources/read-resources.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
+import { READ_RESOURCES } from './read-resources.js';
 
 /**
- * The REST API role: platform, feature modules, and the global guards (authentication, then
- * rate limits: global guards run in the order they are listed) and the problem filter.
+ * The REST API role: platform, feature modules, the global guard (authentication with the rate
+ * limits), the problem filter, and `GET /metrics` unless METRICS_PORT serves them elsewhere.
  */
 @Module({})
 export class ApiModule {
@@ -27,13 +31,16 @@ export class ApiModule {
         PlatformModule,
         RateLimitModule,
         OpenApiModule,
+        CatalogModule,
         HealthModule,
         ...FEATURE_MODULES,
+        ReadResourcesModule.register(READ_RESOURCES, { routes: true }),
         ...extraModules,
       ],
+      controllers: config.METRICS_PORT === undefined ? [MetricsController] : [],
       providers: [
+        ApiKeyAuthenticator,
         { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
     };

@@ -1,7 +1,7 @@
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { Logger } from 'nestjs-pino';
 import type { AppConfig } from '../platform/config/app-config.js';
+import { PinoNestLogger } from '../platform/logging/logger.js';
 import { WorkerModule } from './worker.module.js';
 
 /**
@@ -14,7 +14,7 @@ export async function createWorkerContext(config: AppConfig, extraModules: Type[
     abortOnError: false,
   });
   // JSON logs through pino, like the API role.
-  context.useLogger(context.get(Logger));
+  context.useLogger(context.get(PinoNestLogger));
   context.enableShutdownHooks();
   return context;
 }

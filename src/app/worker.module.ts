@@ -4,11 +4,11 @@ import { ConfigModule } from '../platform/config/config.module.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { JobWorkerModule } from '../platform/queue/job-worker.module.js';
-import { FEATURE_MODULES } from './feature-modules.js';
+import { WORKER_MODULES } from './feature-modules.js';
 
 /**
- * The worker role: the platform and the feature modules (whose providers hold the `@OnJob`
- * handlers) plus the BullMQ workers. No HTTP server.
+ * The worker role: the platform, the worker modules (whose providers hold the `@OnJob`
+ * handlers and the outbox relay) and the BullMQ workers. No HTTP server, no REST modules.
  */
 @Module({})
 export class WorkerModule {
@@ -19,7 +19,7 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
         PlatformModule,
-        ...FEATURE_MODULES,
+        ...WORKER_MODULES,
         ...extraModules,
         JobWorkerModule,
       ],

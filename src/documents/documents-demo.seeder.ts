@@ -37,7 +37,7 @@ const TYPES: Record<string, { mime: string; size: [number, number] }> = {
  */
 @Injectable()
 export class DocumentsDemoSeeder implements DemoSeeder {
-  async seed({ tenantId, records, faker, manager, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
+  async seed({ data, records, faker, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
     const now = new Date();
     const owners = DOCUMENT_OWNER_TYPES.filter((type) => (ids[`${type}_ids`] ?? []).length > 0);
     if (owners.length === 0 && records > 0) throw new Error('documents need records to attach to: list the documents seeder after the others');
@@ -48,7 +48,6 @@ export class DocumentsDemoSeeder implements DemoSeeder {
       const type = TYPES[fileName.slice(fileName.lastIndexOf('.') + 1)];
       return {
         id: randomUUID(),
-        tenantId,
         fileName,
         mimeType: type.mime,
         sizeBytes: faker.number.int({ min: type.size[0], max: type.size[1] }),
@@ -62,7 +61,7 @@ export class DocumentsDemoSeeder implements DemoSeeder {
       } satisfies InsertRow<Document>;
     });
 
-    await insertRows(manager, Document, documents);
+    await insertRows(data, Document, documents);
     return { document_ids: documents.map((document) => document.id) };
   }
 }

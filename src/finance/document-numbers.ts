@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 
 /**
  * Gap-free document numbers per company, kind and year: `INV-2026-000001`, `CN-2026-000001`,
@@ -12,12 +12,12 @@ export function formatDocumentNumber(kind: DocumentKind, year: number, value: nu
   return `${PREFIX[kind]}-${String(year).padStart(4, '0')}-${String(value).padStart(6, '0')}`;
 }
 
-export async function nextDocumentNumber(manager: EntityManager, tenantId: string, kind: DocumentKind, year: number): Promise<string> {
-  const rows: { last_value: string }[] = await manager.query(
+export async function nextDocumentNumber(scope: TenantScope, kind: DocumentKind, year: number): Promise<string> {
+  const rows = await scope.query<{ last_value: string }>(
     `INSERT INTO finance_number_sequences (tenant_id, kind, year, last_value) VALUES ($1, $2, $3, 1)
      ON CONFLICT (tenant_id, kind, year) DO UPDATE SET last_value = finance_number_sequences.last_value + 1
      RETURNING last_value`,
-    [tenantId, kind, year],
+    [kind, year],
   );
   return formatDocumentNumber(kind, year, Number(rows[0].last_value));
 }

@@ -1,8 +1,7 @@
-import type { EntityManager } from 'typeorm';
+import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 import { type FinanceActor, FinanceAuditEntry } from './finance-audit-entry.entity.js';
 
 export interface AuditRecord {
-  tenantId: string;
   entityType: FinanceAuditEntry['entityType'];
   entityId: string;
   action: string;
@@ -11,9 +10,8 @@ export interface AuditRecord {
 }
 
 /** Appends to the finance audit trail inside the transaction that makes the change. */
-export async function recordAudit(manager: EntityManager, record: AuditRecord): Promise<void> {
-  await manager.getRepository(FinanceAuditEntry).insert({
-    tenantId: record.tenantId,
+export async function recordAudit(scope: TenantScope, record: AuditRecord): Promise<void> {
+  await scope.repository(FinanceAuditEntry).insert({
     entityType: record.entityType,
     entityId: record.entityId,
     action: record.action,

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Faker } from '@faker-js/faker';
-import type { EntityManager } from 'typeorm';
 import type { DemoSeedContext, DemoSeeder } from '../platform/demo/demo-seeder.js';
-import { Tenant } from '../platform/tenancy/tenant.entity.js';
+import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 import { addDays, yearOf } from './calendar-date.js';
 import { Bill } from './bill.entity.js';
 import { CreditNote } from './credit-note.entity.js';
@@ -74,41 +73,41 @@ interface Ids {
  */
 @Injectable()
 export class FinanceDemoSeeder implements DemoSeeder {
-  async seed({ tenantId, records, faker, manager }: DemoSeedContext): Promise<{ customer_ids: string[] }> {
+  async seed({ data, records, faker }: DemoSeedContext): Promise<{ customer_ids: string[] }> {
     const now = Date.now() * 1000;
-    const tenant = await manager.getRepository(Tenant).findOneByOrFail({ id: tenantId });
+    const tenant = await data.tenant();
     const currency = tenant.currencies[0];
-    const ids = await this.referenceData(manager, faker, tenantId, records, now);
+    const ids = await this.referenceData(data, faker, records, now);
 
-    const invoices = await this.invoices(manager, faker, tenantId, currency, ids, records, now);
-    const orders = await this.purchaseOrders(manager, faker, tenantId, currency, records, now);
-    const billPayments = await this.bills(manager, faker, tenantId, currency, orders, records, now, records - invoices.payments.length);
+    const invoices = await this.invoices(data, faker, currency, ids, records, now);
+    const orders = await this.purchaseOrders(data, faker, currency, records, now);
+    const billPayments = await this.bills(data, faker, currency, orders, records, now, records - invoices.payments.length);
     const payments = [...invoices.payments, ...billPayments];
     payments.push(...this.otherPayments(faker, invoices.unpaid, records - payments.length, now));
-    await this.insertPayments(manager, tenantId, currency, payments);
+    await this.insertPayments(data, currency, payments);
     return { customer_ids: ids.customers };
   }
 
-  private async referenceData(manager: EntityManager, faker: Faker, tenantId: string, records: number, now: number): Promise<Ids> {
+  private async referenceData(data: TenantScope, faker: Faker, records: number, now: number): Promise<Ids> {
     const customerTimes = timeline(faker, Math.max(3, Math.ceil(records / 2)), now - YEAR_US);
-    const customers = await manager.getRepository(Customer).insert(
+    const customers = await data.repository(Customer).insert(
       customerTimes.map((time) => {
         const name = faker.company.name();
-        return { tenantId, name, email: faker.internet.email({ provider: 'example.com' }).toLowerCase(), createdAt: at(time), updatedAt: at(time) };
+        return { name, email: faker.internet.email({ provider: 'example.com' }).toLowerCase(), createdAt: at(time), updatedAt: at(time) };
       }),
     );
-    const products = await manager
-      .getRepository(Product)
-      .insert(Array.from({ length: 6 }, () => ({ tenantId, name: faker.commerce.productName(), createdAt: at(now - YEAR_US), updatedAt: at(now - YEAR_US) })));
-    const taxRates = await manager.getRepository(TaxRate).insert(TAX_RATES.map((rate) => ({ tenantId, rate, name: `VAT ${rate} %` })));
+    const products = await data
+      .repository(Product)
+      .insert(Array.from({ length: 6 }, () => ({ name: faker.commerce.productName(), createdAt: at(now - YEAR_US), updatedAt: at(now - YEAR_US) })));
+    const taxRates = await data.repository(TaxRate).insert(TAX_RATES.map((rate) => ({ rate, name: `VAT ${rate} %` })));
     return {
-      customers: customers.identifiers.map((row) => row.id as string),
-      products: products.identifiers.map((row) => row.id as string),
-      taxRates: taxRates.identifiers.map((row, index) => ({ id: row.id as string, rate: TAX_RATES[index] })),
+      customers,
+      products,
+      taxRates: taxRates.map((id, index) => ({ id, rate: TAX_RATES[index] })),
     };
   }
 
-  private async invoices(manager: EntityManager, faker: Faker, tenantId: string, currency: string, ids: Ids, records: number, now: number) {
+  private async invoices(data: TenantScope, faker: Faker, currency: string, ids: Ids, records: number, now: number) {
     const payments: PaymentSeed[] = [];
     const unpaid: string[] = [];
     for (const [index, created] of timeline(faker, records, now).entries()) {
@@ -131,11 +130,10 @@ export class FinanceDemoSeeder implements DemoSeeder {
       const issueDate = dateOf(created);
       const issued = created + faker.number.int({ min: 3600_000_000, max: DAY_US });
       const paidMinor = status === 'paid' ? totalMinor : status === 'partial' ? Math.floor(totalMinor * faker.number.float({ min: 0.2, max: 0.8 })) : 0;
-      const { identifiers } = await manager.getRepository(Invoice).insert({
-        tenantId,
+      const [invoiceId] = await data.repository(Invoice).insert({
         customerId: faker.helpers.arrayElement(ids.customers),
         status,
-        number: status === 'draft' ? null : await nextDocumentNumber(manager, tenantId, 'invoice', yearOf(issueDate)),
+        number: status === 'draft' ? null : await nextDocumentNumber(data, 'invoice', yearOf(issueDate)),
         currency,
         subtotalMinor: Number(totals.subtotalMinor),
         taxMinor: Number(totals.taxMinor),
@@ -152,10 +150,8 @@ export class FinanceDemoSeeder implements DemoSeeder {
         createdAt: at(created),
         updatedAt: at(status === 'draft' ? created : issued),
       });
-      const invoiceId = identifiers[0].id as string;
-      await manager.getRepository(InvoiceLine).insert(
+      await data.repository(InvoiceLine).insert(
         lines.map((line, position) => ({
-          tenantId,
           invoiceId,
           position,
           description: line.description,
@@ -172,10 +168,9 @@ export class FinanceDemoSeeder implements DemoSeeder {
       if (paidMinor > 0) payments.push({ invoiceId, amountMinor: paidMinor, status: 'received', time: issued + 2 * DAY_US });
       if (status === 'issued' || status === 'overdue') unpaid.push(invoiceId);
       if (status === 'void') {
-        await manager.getRepository(CreditNote).insert({
-          tenantId,
+        await data.repository(CreditNote).insert({
           invoiceId,
-          number: await nextDocumentNumber(manager, tenantId, 'credit_note', yearOf(dateOf(issued + DAY_US))),
+          number: await nextDocumentNumber(data, 'credit_note', yearOf(dateOf(issued + DAY_US))),
           currency,
           subtotalMinor: Number(totals.subtotalMinor),
           taxMinor: Number(totals.taxMinor),
@@ -183,8 +178,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
           reason: 'Issued to the wrong customer',
           createdAt: at(issued + DAY_US),
         });
-        await recordAudit(manager, {
-          tenantId,
+        await recordAudit(data, {
           entityType: 'invoice',
           entityId: invoiceId,
           action: 'invoice.voided',
@@ -196,7 +190,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
     return { payments, unpaid };
   }
 
-  private async purchaseOrders(manager: EntityManager, faker: Faker, tenantId: string, currency: string, records: number, now: number) {
+  private async purchaseOrders(data: TenantScope, faker: Faker, currency: string, records: number, now: number) {
     const suppliers = Array.from({ length: 4 }, () => faker.company.name());
     const orders: { id: string; supplierName: string }[] = [];
     for (const [index, created] of timeline(faker, records, now).entries()) {
@@ -204,9 +198,8 @@ export class FinanceDemoSeeder implements DemoSeeder {
       const subtotalMinor = faker.number.int({ min: 10_000, max: 5_000_000 });
       const taxMinor = Math.round(subtotalMinor * 0.19);
       const supplierName = faker.helpers.arrayElement(suppliers);
-      const { identifiers } = await manager.getRepository(PurchaseOrder).insert({
-        tenantId,
-        number: await nextDocumentNumber(manager, tenantId, 'purchase_order', yearOf(orderDate)),
+      const [id] = await data.repository(PurchaseOrder).insert({
+        number: await nextDocumentNumber(data, 'purchase_order', yearOf(orderDate)),
         supplierName,
         status: PURCHASE_ORDER_STATES[index % PURCHASE_ORDER_STATES.length],
         currency,
@@ -218,16 +211,15 @@ export class FinanceDemoSeeder implements DemoSeeder {
         createdAt: at(created),
         updatedAt: at(created),
       });
-      orders.push({ id: identifiers[0].id as string, supplierName });
+      orders.push({ id, supplierName });
     }
     return orders;
   }
 
   /** Bills, some against the purchase orders; returns their payments, at most `budget`. */
   private async bills(
-    manager: EntityManager,
+    data: TenantScope,
     faker: Faker,
-    tenantId: string,
     currency: string,
     orders: { id: string; supplierName: string }[],
     records: number,
@@ -245,8 +237,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
       const totalMinor = subtotalMinor + taxMinor;
       const paidMinor = status === 'paid' ? totalMinor : status === 'partial' ? Math.floor(totalMinor / 2) : 0;
       const issueDate = dateOf(created);
-      const { identifiers } = await manager.getRepository(Bill).insert({
-        tenantId,
+      const [billId] = await data.repository(Bill).insert({
         number: `${faker.string.alpha({ length: 2, casing: 'upper' })}-${yearOf(issueDate)}-${String(index + 1).padStart(5, '0')}`,
         supplierName: order?.supplierName ?? faker.company.name(),
         purchaseOrderId: order?.id ?? null,
@@ -262,7 +253,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
         createdAt: at(created),
         updatedAt: at(created),
       });
-      if (paidMinor > 0) payments.push({ billId: identifiers[0].id as string, amountMinor: paidMinor, status: 'received', time: created + 5 * DAY_US });
+      if (paidMinor > 0) payments.push({ billId, amountMinor: paidMinor, status: 'received', time: created + 5 * DAY_US });
     }
     return payments;
   }
@@ -278,15 +269,14 @@ export class FinanceDemoSeeder implements DemoSeeder {
     }));
   }
 
-  private async insertPayments(manager: EntityManager, tenantId: string, currency: string, payments: PaymentSeed[]): Promise<void> {
+  private async insertPayments(data: TenantScope, currency: string, payments: PaymentSeed[]): Promise<void> {
     if (payments.length === 0) return;
     const ordered = [...payments].sort((a, b) => a.time - b.time);
     const times = withTies(ordered.map((payment) => payment.time));
-    await manager.getRepository(Payment).insert(
+    await data.repository(Payment).insert(
       ordered.map((payment, index) => {
         const time = times[index];
         return {
-          tenantId,
           invoiceId: payment.invoiceId ?? null,
           billId: payment.billId ?? null,
           amountMinor: payment.amountMinor,

@@ -1,8 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Bill } from './bill.entity.js';
-import { BillsController } from './bills.controller.js';
-import { BillsService } from './bills.service.js';
 import { CreditNote } from './credit-note.entity.js';
 import { Customer } from './customer.entity.js';
 import { FinanceApplicationService } from './finance-application.service.js';
@@ -10,15 +8,11 @@ import { FinanceAuditEntry } from './finance-audit-entry.entity.js';
 import { FinanceDemoSeeder } from './finance-demo.seeder.js';
 import { InvoiceLine } from './invoice-line.entity.js';
 import { Invoice } from './invoice.entity.js';
-import { InvoicesController } from './invoices.controller.js';
+import { InvoiceWritesController } from './invoices.controller.js';
 import { InvoicesService } from './invoices.service.js';
 import { Payment } from './payment.entity.js';
-import { PaymentsController } from './payments.controller.js';
-import { PaymentsService } from './payments.service.js';
 import { Product } from './product.entity.js';
 import { PurchaseOrder } from './purchase-order.entity.js';
-import { PurchaseOrdersController } from './purchase-orders.controller.js';
-import { PurchaseOrdersService } from './purchase-orders.service.js';
 import { ReferenceDataService } from './reference-data.service.js';
 import { TaxRate } from './tax-rate.entity.js';
 
@@ -30,8 +24,8 @@ import { TaxRate } from './tax-rate.entity.js';
   imports: [
     TypeOrmModule.forFeature([Customer, Product, TaxRate, Invoice, InvoiceLine, CreditNote, FinanceAuditEntry, Payment, Bill, PurchaseOrder]),
   ],
-  controllers: [InvoicesController, PaymentsController, BillsController, PurchaseOrdersController],
-  providers: [InvoicesService, PaymentsService, BillsService, PurchaseOrdersService, ReferenceDataService, FinanceApplicationService, FinanceDemoSeeder],
+  controllers: [InvoiceWritesController],
+  providers: [InvoicesService, ReferenceDataService, FinanceApplicationService, FinanceDemoSeeder],
   exports: [ReferenceDataService, FinanceApplicationService, FinanceDemoSeeder],
 })
 export class FinanceModule {}

@@ -1,10 +1,12 @@
+import { In } from 'typeorm';
 import { timestamp } from '../platform/resources/representation.js';
+import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 import type { BillDto } from './dto/bill.dto.js';
 import type { InvoiceDto, InvoiceLineDto } from './dto/invoice.dto.js';
 import type { PaymentDto } from './dto/payment.dto.js';
 import type { PurchaseOrderDto } from './dto/purchase-order.dto.js';
 import type { Bill } from './bill.entity.js';
-import type { InvoiceLine } from './invoice-line.entity.js';
+import { InvoiceLine } from './invoice-line.entity.js';
 import type { Invoice } from './invoice.entity.js';
 import type { Payment } from './payment.entity.js';
 import type { PurchaseOrder } from './purchase-order.entity.js';
@@ -33,6 +35,16 @@ export function invoiceResource(invoice: Invoice, lines: InvoiceLine[]): Invoice
     created_at: timestamp(invoice.createdAt),
     updated_at: timestamp(invoice.updatedAt),
   };
+}
+
+/** Invoices of one company with their lines, loaded in one query. */
+export async function invoiceResources(scope: TenantScope, invoices: Invoice[]): Promise<InvoiceDto[]> {
+  if (invoices.length === 0) return [];
+  const lines = await scope.repository(InvoiceLine).find({
+    where: { invoiceId: In(invoices.map((invoice) => invoice.id)) },
+    order: { position: 'ASC' },
+  });
+  return invoices.map((invoice) => invoiceResource(invoice, lines.filter((line) => line.invoiceId === invoice.id)));
 }
 
 function invoiceLineResource(line: InvoiceLine): InvoiceLineDto {

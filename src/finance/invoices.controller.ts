@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Inject, Param, Patch, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Patch, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { type AuthContext, CurrentAuth } from '../platform/auth/auth-context.js';
@@ -7,9 +7,8 @@ import { Scope } from '../platform/catalog/scopes.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator.js';
 import { ApiProblemResponses } from '../platform/openapi/api-problem-responses.decorator.js';
-import { type PageRequest, PageParams } from '../platform/pagination/page.js';
-import { ListRoute, RetrieveRoute } from '../platform/resources/read-routes.decorator.js';
 import { UuidPipe } from '../platform/validation/uuid.pipe.js';
+import { ValidBody } from '../platform/validation/validated-body.js';
 import { CreateInvoiceDto } from './dto/create-invoice.dto.js';
 import { InvoiceDto } from './dto/invoice.dto.js';
 import { UpdateInvoiceDto } from './dto/update-invoice.dto.js';
@@ -31,21 +30,11 @@ const CREATE_ERRORS =
 
 @ApiTags('Invoices')
 @Controller('v1/invoices')
-export class InvoicesController {
+export class InvoiceWritesController {
   constructor(
     @Inject(InvoicesService) private readonly invoices: InvoicesService,
     @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
-
-  @ListRoute(Scope.FinInvoicesRead, InvoiceDto, 'List invoices')
-  list(@CurrentAuth() auth: AuthContext, @PageParams() page: PageRequest) {
-    return this.invoices.list(auth.tenantId, page);
-  }
-
-  @RetrieveRoute(Scope.FinInvoicesRead, InvoiceDto, 'Retrieve an invoice')
-  get(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string) {
-    return this.invoices.get(auth.tenantId, id);
-  }
 
   @Post()
   @HttpCode(201)
@@ -61,7 +50,7 @@ export class InvoicesController {
   @ApiBody({ type: CreateInvoiceDto })
   @ApiCreatedResponse({ type: InvoiceDto, headers: { Location: { description: 'URL of the new invoice.', schema: { type: 'string' } } } })
   @ApiProblemResponses(422)
-  async create(@CurrentAuth() auth: AuthContext, @Body() body: unknown, @Res({ passthrough: true }) response: Response): Promise<InvoiceDto> {
+  async create(@CurrentAuth() auth: AuthContext, @ValidBody(CreateInvoiceDto) body: CreateInvoiceDto, @Res({ passthrough: true }) response: Response): Promise<InvoiceDto> {
     const invoice = await this.invoices.create(auth.tenantId, body);
     response.setHeader('Location', `${this.config.publicBaseUrl}/v1/invoices/${invoice.id}`);
     return invoice;
@@ -83,7 +72,7 @@ export class InvoicesController {
   @ApiBody({ type: UpdateInvoiceDto })
   @ApiOkResponse({ type: InvoiceDto })
   @ApiProblemResponses(422)
-  update(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Body() body: unknown): Promise<InvoiceDto> {
+  update(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(UpdateInvoiceDto) body: UpdateInvoiceDto): Promise<InvoiceDto> {
     return this.invoices.update(auth.tenantId, id, body);
   }
 
@@ -103,7 +92,7 @@ export class InvoicesController {
   @ApiBody({ type: VoidInvoiceDto, required: false })
   @ApiOkResponse({ type: InvoiceDto })
   @ApiProblemResponses(422)
-  void(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Body() body: unknown): Promise<InvoiceDto> {
+  void(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(VoidInvoiceDto) body: VoidInvoiceDto): Promise<InvoiceDto> {
     return this.invoices.void(auth, id, body);
   }
 }

@@ -1,18 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, In } from 'typeorm';
+import { In } from 'typeorm';
 import type { AuthContext } from '../platform/auth/auth-context.js';
-import { resourceErrorNames } from '../platform/catalog/errors.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
 import { EventPublisher } from '../platform/events/event-publisher.service.js';
-import type { Page, PageRequest } from '../platform/pagination/page.js';
-import { Paginator } from '../platform/pagination/paginator.service.js';
-import { Tenant } from '../platform/tenancy/tenant.entity.js';
+import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
 import { todayUtc, yearOf } from './calendar-date.js';
 import { CreditNote } from './credit-note.entity.js';
 import { Customer } from './customer.entity.js';
 import { nextDocumentNumber } from './document-numbers.js';
+import type { CreateInvoiceDto } from './dto/create-invoice.dto.js';
 import type { InvoiceDto } from './dto/invoice.dto.js';
+import type { UpdateInvoiceDto } from './dto/update-invoice.dto.js';
+import type { VoidInvoiceDto } from './dto/void-invoice.dto.js';
 import { recordAudit } from './finance-audit.js';
 import {
   CurrencyNotEnabledException,
@@ -20,8 +19,8 @@ import {
   InvoiceLineInvalidException,
   InvoiceNotFoundException,
 } from './finance.errors.js';
-import { invoiceResource } from './finance.representation.js';
-import { assertDueNotBeforeIssue, type InvoiceLineInput, parseCreateInvoice, parseInvoiceChanges, parseVoidRequest } from './invoice-input.js';
+import { invoiceResources } from './finance.representation.js';
+import { assertDueNotBeforeIssue, type InvoiceLineInput, toCreateInvoiceInput, toInvoiceChanges } from './invoice-input.js';
 import { InvoiceLine } from './invoice-line.entity.js';
 import { VOIDABLE_STATUSES } from './invoice-status.js';
 import { decimalEquals, type Decimal, formatDecimal, invoiceTotals, lineAmounts, parseDecimal, withinMaxMinor } from './invoice-totals.js';
@@ -31,7 +30,7 @@ import { Product } from './product.entity.js';
 import { TaxRate } from './tax-rate.entity.js';
 
 /**
- * The invoice API: reads, and the three writes the spec allows (create a draft, change a
+ * The invoice API's writes the spec allows (create a draft, change a
  * draft's header, void an issued invoice). Each write is one transaction that also writes its
  * outbox event; state-changing writes lock the invoice row first, so concurrent requests on one
  * invoice are serialised and the loser sees the winner's result.
@@ -39,33 +38,17 @@ import { TaxRate } from './tax-rate.entity.js';
 @Injectable()
 export class InvoicesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(Paginator) private readonly paginator: Paginator,
+    @Inject(TenantData) private readonly data: TenantData,
     @Inject(EventPublisher) private readonly events: EventPublisher,
   ) {}
 
-  async list(tenantId: string, page: PageRequest): Promise<Page<InvoiceDto>> {
-    const query = this.dataSource.getRepository(Invoice).createQueryBuilder('invoice').where('invoice.tenant_id = :tenantId', { tenantId });
-    const invoices = await this.paginator.paginate(query, page, {
-      list: 'invoices',
-      invalidCursor: resourceErrorNames('invoices').invalidCursor,
-      map: (invoice) => invoice,
-    });
-    const lines = await this.linesOf(this.dataSource.manager, tenantId, invoices.data.map((invoice) => invoice.id));
-    return { ...invoices, data: invoices.data.map((invoice) => invoiceResource(invoice, lines.get(invoice.id) ?? [])) };
-  }
-
-  async get(tenantId: string, id: string): Promise<InvoiceDto> {
-    return this.representation(this.dataSource.manager, await this.find(this.dataSource.manager, tenantId, id, false));
-  }
-
-  async create(tenantId: string, body: unknown): Promise<InvoiceDto> {
-    const input = parseCreateInvoice(body, todayUtc());
-    return this.dataSource.transaction(async (manager) => {
-      await this.assertCurrencyEnabled(manager, tenantId, input.currency);
-      await this.assertCustomer(manager, tenantId, input.customerId);
-      await this.assertProducts(manager, tenantId, input.lines);
-      const rates = await this.taxRates(manager, tenantId, input.lines);
+  async create(tenantId: string, body: CreateInvoiceDto): Promise<InvoiceDto> {
+    const input = toCreateInvoiceInput(body, todayUtc());
+    return this.data.transaction(tenantId, async (scope) => {
+      await this.assertCurrencyEnabled(scope, input.currency);
+      await this.assertCustomer(scope, input.customerId);
+      await this.assertProducts(scope, input.lines);
+      const rates = await this.taxRates(scope, input.lines);
 
       const priced = input.lines.map((line, index) => {
         const taxRate = effectiveTaxRate(line, index, rates);
@@ -78,8 +61,7 @@ export class InvoicesService {
         });
       }
 
-      const { identifiers } = await manager.getRepository(Invoice).insert({
-        tenantId,
+      const [invoiceId] = await scope.repository(Invoice).insert({
         customerId: input.customerId,
         status: 'draft',
         currency: input.currency,
@@ -93,10 +75,8 @@ export class InvoicesService {
         notes: input.notes,
         einvoiceStatus: 'none',
       });
-      const invoiceId = identifiers[0].id as string;
-      await manager.getRepository(InvoiceLine).insert(
+      await scope.repository(InvoiceLine).insert(
         priced.map(({ line, taxRate, netMinor, taxMinor }, position) => ({
-          tenantId,
           invoiceId,
           position,
           description: line.description,
@@ -109,8 +89,8 @@ export class InvoicesService {
           taxMinor: Number(taxMinor),
         })),
       );
-      const invoice = await this.representation(manager, await this.find(manager, tenantId, invoiceId, false));
-      await this.events.publish(manager, tenantId, 'fin.invoice.created', invoice);
+      const invoice = await this.representation(scope, await this.find(scope, invoiceId, false));
+      await this.events.publish(scope, 'fin.invoice.created', invoice);
       return invoice;
     });
   }
@@ -120,29 +100,25 @@ export class InvoicesService {
    * merged dates, the currency, the customer. A change that alters nothing answers the invoice
    * as it is, without an event.
    */
-  async update(tenantId: string, id: string, body: unknown): Promise<InvoiceDto> {
-    const changes = parseInvoiceChanges(body);
-    return this.dataSource.transaction(async (manager) => {
-      const invoice = await this.find(manager, tenantId, id, true);
+  async update(tenantId: string, id: string, body: UpdateInvoiceDto): Promise<InvoiceDto> {
+    const changes = toInvoiceChanges(body);
+    return this.data.transaction(tenantId, async (scope) => {
+      const invoice = await this.find(scope, id, true);
       if (invoice.status !== 'draft') {
         throw new DomainException('InvoiceUpdateFailed', `The invoice is ${invoice.status}; only a draft can be changed.`, { code: 'not_draft' });
       }
       assertDueNotBeforeIssue(changes.issueDate ?? invoice.issueDate, changes.dueDate ?? invoice.dueDate);
-      if (changes.currency !== undefined) await this.assertCurrencyEnabled(manager, tenantId, changes.currency);
-      if (changes.customerId !== undefined) await this.assertCustomer(manager, tenantId, changes.customerId);
+      if (changes.currency !== undefined) await this.assertCurrencyEnabled(scope, changes.currency);
+      if (changes.customerId !== undefined) await this.assertCustomer(scope, changes.customerId);
 
       const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter((field) => changes[field] !== invoice[field]);
-      if (changed.length === 0) return this.representation(manager, invoice);
+      if (changed.length === 0) return this.representation(scope, invoice);
 
-      await manager
-        .getRepository(Invoice)
-        .createQueryBuilder()
-        .update()
-        .set({ ...Object.fromEntries(changed.map((field) => [field, changes[field]])), updatedAt: () => 'clock_timestamp()' })
-        .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
-        .execute();
-      const updated = await this.representation(manager, await this.find(manager, tenantId, id, false));
-      await this.events.publish(manager, tenantId, 'fin.invoice.updated', updated);
+      await scope
+        .repository(Invoice)
+        .update({ id }, { ...Object.fromEntries(changed.map((field) => [field, changes[field]])), updatedAt: () => 'clock_timestamp()' });
+      const updated = await this.representation(scope, await this.find(scope, id, false));
+      await this.events.publish(scope, 'fin.invoice.updated', updated);
       return updated;
     });
   }
@@ -152,101 +128,86 @@ export class InvoicesService {
    * audit entry with the reason and the API key, and the event, in one transaction. The row lock
    * makes a concurrent second void wait and then find the invoice already void.
    */
-  async void(auth: AuthContext, id: string, body: unknown): Promise<InvoiceDto> {
-    const { reason } = parseVoidRequest(body);
-    const tenantId = auth.tenantId;
-    return this.dataSource.transaction(async (manager) => {
-      const invoice = await this.find(manager, tenantId, id, true);
+  async void(auth: AuthContext, id: string, body: VoidInvoiceDto): Promise<InvoiceDto> {
+    const reason = body.reason ?? null;
+    return this.data.transaction(auth.tenantId, async (scope) => {
+      const invoice = await this.find(scope, id, true);
       if (!VOIDABLE_STATUSES.includes(invoice.status)) {
         throw new DomainException('InvalidInvoiceStatusForVoid', `The invoice is ${invoice.status}; only an issued, partial or overdue invoice can be voided.`, {
           code: 'invalid_status',
         });
       }
-      const received = await manager.getRepository(Payment).countBy({ tenantId, invoiceId: id, status: 'received' });
+      const received = await scope.repository(Payment).count({ invoiceId: id, status: 'received' });
       if (received > 0) {
         throw new DomainException('InvoiceVoidFailed', 'The invoice has a recorded payment; refund it before voiding the invoice.', {
           code: 'payment_recorded',
         });
       }
 
-      await manager
-        .getRepository(Invoice)
-        .createQueryBuilder()
-        .update()
-        .set({ status: 'void', balanceMinor: 0, voidedAt: () => 'clock_timestamp()', updatedAt: () => 'clock_timestamp()' })
-        .where('tenant_id = :tenantId AND id = :id', { tenantId, id })
-        .execute();
-      await manager.getRepository(CreditNote).insert({
-        tenantId,
+      await scope
+        .repository(Invoice)
+        .update({ id }, { status: 'void', balanceMinor: 0, voidedAt: () => 'clock_timestamp()', updatedAt: () => 'clock_timestamp()' });
+      await scope.repository(CreditNote).insert({
         invoiceId: id,
-        number: await nextDocumentNumber(manager, tenantId, 'credit_note', yearOf(todayUtc())),
+        number: await nextDocumentNumber(scope, 'credit_note', yearOf(todayUtc())),
         currency: invoice.currency,
         subtotalMinor: invoice.subtotalMinor,
         taxMinor: invoice.taxMinor,
         totalMinor: invoice.totalMinor,
         reason,
       });
-      await recordAudit(manager, {
-        tenantId,
+      await recordAudit(scope, {
         entityType: 'invoice',
         entityId: id,
         action: 'invoice.voided',
         reason,
         actor: { kind: 'api_key', apiKeyId: auth.apiKeyId },
       });
-      const voided = await this.representation(manager, await this.find(manager, tenantId, id, false));
-      await this.events.publish(manager, tenantId, 'fin.invoice.voided', voided);
+      const voided = await this.representation(scope, await this.find(scope, id, false));
+      await this.events.publish(scope, 'fin.invoice.voided', voided);
       return voided;
     });
   }
 
   /** The invoice of this company, optionally locked for the rest of the transaction; else 404. */
-  async find(manager: EntityManager, tenantId: string, id: string, lock: boolean): Promise<Invoice> {
-    const query = manager.getRepository(Invoice).createQueryBuilder('invoice').where('invoice.tenant_id = :tenantId AND invoice.id = :id', { tenantId, id });
+  async find(scope: TenantScope, id: string, lock: boolean): Promise<Invoice> {
+    const query = scope.repository(Invoice).select('invoice').andWhere('invoice.id = :id', { id });
     if (lock) query.setLock('pessimistic_write');
     const invoice = await query.getOne();
     if (!invoice) throw new InvoiceNotFoundException(id);
     return invoice;
   }
 
-  async representation(manager: EntityManager, invoice: Invoice): Promise<InvoiceDto> {
-    const lines = await this.linesOf(manager, invoice.tenantId, [invoice.id]);
-    return invoiceResource(invoice, lines.get(invoice.id) ?? []);
+  async representation(scope: TenantScope, invoice: Invoice): Promise<InvoiceDto> {
+    const [representation] = await invoiceResources(scope, [invoice]);
+    return representation;
   }
 
-  private async linesOf(manager: EntityManager, tenantId: string, invoiceIds: string[]): Promise<Map<string, InvoiceLine[]>> {
-    const byInvoice = new Map<string, InvoiceLine[]>();
-    if (invoiceIds.length === 0) return byInvoice;
-    const lines = await manager.getRepository(InvoiceLine).find({ where: { tenantId, invoiceId: In(invoiceIds) }, order: { position: 'ASC' } });
-    for (const line of lines) byInvoice.set(line.invoiceId, [...(byInvoice.get(line.invoiceId) ?? []), line]);
-    return byInvoice;
-  }
-
-  private async assertCurrencyEnabled(manager: EntityManager, tenantId: string, currency: string): Promise<void> {
-    const tenant = await manager.getRepository(Tenant).findOneByOrFail({ id: tenantId });
+  private async assertCurrencyEnabled(scope: TenantScope, currency: string): Promise<void> {
+    const tenant = await scope.tenant();
     if (!tenant.currencies.includes(currency)) throw new CurrencyNotEnabledException(currency);
   }
 
-  private async assertCustomer(manager: EntityManager, tenantId: string, customerId: string): Promise<void> {
-    if (!(await manager.getRepository(Customer).existsBy({ tenantId, id: customerId }))) {
+  private async assertCustomer(scope: TenantScope, customerId: string): Promise<void> {
+    if (!(await scope.repository(Customer).exists({ id: customerId }))) {
       throw new InvalidReferenceException('customer_id', 'customer', customerId);
     }
   }
 
-  private async assertProducts(manager: EntityManager, tenantId: string, lines: InvoiceLineInput[]): Promise<void> {
+  private async assertProducts(scope: TenantScope, lines: InvoiceLineInput[]): Promise<void> {
     const wanted = [...new Set(lines.map((line) => line.productId).filter((id): id is string => id !== null))];
     if (wanted.length === 0) return;
-    const found = new Set((await manager.getRepository(Product).find({ select: { id: true }, where: { tenantId, id: In(wanted) } })).map((p) => p.id));
+    const found = new Set((await scope.repository(Product).find({ select: { id: true }, where: { id: In(wanted) } })).map((p) => p.id));
     const index = lines.findIndex((line) => line.productId !== null && !found.has(line.productId));
     if (index >= 0) throw new InvalidReferenceException(`lines[${index}].product_id`, 'product', lines[index].productId!);
   }
 
   /** The rates of the tax rate records the lines name; invalid_reference for one not in this company. */
-  private async taxRates(manager: EntityManager, tenantId: string, lines: InvoiceLineInput[]): Promise<Map<string, Decimal>> {
+  private async taxRates(scope: TenantScope, lines: InvoiceLineInput[]): Promise<Map<string, Decimal>> {
     const wanted = [...new Set(lines.map((line) => line.taxRateId).filter((id): id is string => id !== null))];
     const rates = new Map<string, Decimal>();
     if (wanted.length === 0) return rates;
-    for (const record of await manager.getRepository(TaxRate).find({ where: { tenantId, id: In(wanted) } })) {
+    for (const record of await scope.repository(TaxRate).find({ where: { id: In(wanted) } })) {
       rates.set(record.id, parseDecimal(record.rate)!);
     }
     const index = lines.findIndex((line) => line.taxRateId !== null && !rates.has(line.taxRateId));

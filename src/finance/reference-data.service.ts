@@ -1,7 +1,6 @@
-import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { Tenant } from '../platform/tenancy/tenant.entity.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { DomainException } from '../platform/errors/domain.exception.js';
+import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
 import { isUuid } from '../platform/validation/uuid.pipe.js';
 import { Customer } from './customer.entity.js';
 import { formatDecimal, MAX_TAX_RATE, parseDecimal } from './invoice-totals.js';
@@ -16,30 +15,30 @@ const RATE = /^\d{1,3}(\.\d{1,6})?$/;
  */
 @Injectable()
 export class ReferenceDataService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@Inject(TenantData) private readonly data: TenantData) {}
 
   async createCustomer(tenantId: string, name = 'Customer'): Promise<Customer> {
-    await this.assertTenant(tenantId);
-    return this.dataSource.getRepository(Customer).save({ tenantId, name, email: null });
+    return (await this.existingTenant(tenantId)).repository(Customer).save({ name, email: null });
   }
 
   async createProduct(tenantId: string, name = 'Product'): Promise<Product> {
-    await this.assertTenant(tenantId);
-    return this.dataSource.getRepository(Product).save({ tenantId, name });
+    return (await this.existingTenant(tenantId)).repository(Product).save({ name });
   }
 
   /** `rate` is a percentage as decimal text, 0 to 100 (`19`, `7.5`). */
   async createTaxRate(tenantId: string, rate: string, name?: string): Promise<TaxRate> {
     const decimal = RATE.test(rate) ? parseDecimal(rate) : null;
-    if (decimal === null || Number(rate) > MAX_TAX_RATE) throw new Error(`The rate must be a percentage from 0 to ${MAX_TAX_RATE}, not ${rate}`);
-    await this.assertTenant(tenantId);
+    if (decimal === null || Number(rate) > MAX_TAX_RATE) {
+      throw new DomainException('InvalidInput', `The rate must be a percentage from 0 to ${MAX_TAX_RATE}, not ${rate}`, { field: 'rate' });
+    }
+    const scope = await this.existingTenant(tenantId);
     const text = formatDecimal(decimal);
-    return this.dataSource.getRepository(TaxRate).save({ tenantId, rate: text, name: name ?? `${text} %` });
+    return scope.repository(TaxRate).save({ rate: text, name: name ?? `${text} %` });
   }
 
-  private async assertTenant(tenantId: string): Promise<void> {
-    if (!isUuid(tenantId) || !(await this.dataSource.getRepository(Tenant).existsBy({ id: tenantId }))) {
-      throw new Error(`Tenant ${tenantId} not found`);
-    }
+  private async existingTenant(tenantId: string): Promise<TenantScope> {
+    const scope = isUuid(tenantId) ? this.data.forTenant(tenantId) : null;
+    if (!scope || !(await scope.tenantExists())) throw new DomainException('TenantNotFound', `Tenant ${tenantId} not found`);
+    return scope;
   }
 }

@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import type { DemoSeedContext, DemoSeeder } from '../platform/demo/demo-seeder.js';
 import { demoDate, demoShift, demoTimeline } from '../platform/demo/demo-timeline.js';
 import { type InsertRow, insertRows } from '../platform/demo/insert-rows.js';
-import { Tenant } from '../platform/tenancy/tenant.entity.js';
 import { FuelLog, type FuelLogFuelType } from './fuel-log.entity.js';
 import { Vehicle, type VehicleFuelType } from './vehicle.entity.js';
 import { WorkOrder, type WorkOrderType } from './work-order.entity.js';
@@ -60,10 +59,10 @@ const VOLUME: Record<FuelLogFuelType, [number, number]> = {
 /** Vehicles, their work orders and fuel logs; drivers are HR's employees when HR ran first. */
 @Injectable()
 export class FleetDemoSeeder implements DemoSeeder {
-  async seed({ tenantId, records, faker, manager, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
+  async seed({ data, records, faker, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
     const now = new Date();
     const employees = ids.employee_ids ?? [];
-    const { currencies } = await manager.getRepository(Tenant).findOneByOrFail({ id: tenantId });
+    const { currencies } = await data.tenant();
     const currency = currencies[0];
     const pick = <T>(weights: Record<string, number>) =>
       faker.helpers.weightedArrayElement(Object.entries(weights).map(([value, weight]) => ({ value, weight }))) as T;
@@ -77,7 +76,6 @@ export class FleetDemoSeeder implements DemoSeeder {
       const status = pick<Vehicle['status']>({ active: 16, maintenance: 2, out_of_service: 1, retired: 1 });
       return {
         id: randomUUID(),
-        tenantId,
         registration: faker.vehicle.vrm(),
         vin,
         make,
@@ -98,7 +96,7 @@ export class FleetDemoSeeder implements DemoSeeder {
       return faker.helpers.arrayElement(earlier.length > 0 ? earlier : candidates.length > 0 ? candidates : vehicles);
     };
 
-    const [{ count: existingOrders }] = await manager.query(`SELECT count(*)::int AS count FROM work_orders WHERE tenant_id = $1`, [tenantId]);
+    const [{ count: existingOrders }] = await data.query<{ count: number }>(`SELECT count(*)::int AS count FROM work_orders WHERE tenant_id = $1`);
     const workOrders = demoTimeline(faker, records, { days: 365, end: now }).map((createdAt, index) => {
       const vehicle = vehicleAt(createdAt, () => true);
       const type = pick<WorkOrderType>({ preventive: 5, repair: 4, inspection: 2, tyres: 2, recall: 1 });
@@ -108,7 +106,6 @@ export class FleetDemoSeeder implements DemoSeeder {
       const partsCostMinor = type === 'inspection' ? 0 : faker.number.int({ min: 0, max: 240_000 });
       return {
         id: randomUUID(),
-        tenantId,
         number: `WO-${String(existingOrders + index + 1).padStart(6, '0')}`,
         vehicleId: vehicle.id,
         title: faker.helpers.arrayElement(WORK_ORDER_TITLES[type]),
@@ -141,7 +138,6 @@ export class FleetDemoSeeder implements DemoSeeder {
       const fuelledBefore = source === 'import' ? faker.number.int({ min: 60 * 24, max: 60 * 24 * 10 }) : faker.number.int({ min: 1, max: 60 * 6 });
       return {
         id: randomUUID(),
-        tenantId,
         vehicleId: vehicle.id,
         driverId,
         source,
@@ -160,9 +156,9 @@ export class FleetDemoSeeder implements DemoSeeder {
       } satisfies InsertRow<FuelLog>;
     });
 
-    await insertRows(manager, Vehicle, vehicles);
-    await insertRows(manager, WorkOrder, workOrders);
-    await insertRows(manager, FuelLog, fuelLogs);
+    await insertRows(data, Vehicle, vehicles);
+    await insertRows(data, WorkOrder, workOrders);
+    await insertRows(data, FuelLog, fuelLogs);
     return {
       vehicle_ids: vehicles.map((vehicle) => vehicle.id),
       work_order_ids: workOrders.map((order) => order.id),

@@ -58,14 +58,14 @@ type EmployeeRow = InsertRow<Employee> & {
 /** Employees (with managers), their leave requests and weekly timesheets. */
 @Injectable()
 export class HrDemoSeeder implements DemoSeeder {
-  async seed({ tenantId, records, faker, manager }: DemoSeedContext): Promise<Record<string, string[]>> {
+  async seed({ data, records, faker }: DemoSeedContext): Promise<Record<string, string[]>> {
     const now = new Date();
     const today = demoDate(now);
     const pick = <T>(weights: Record<string, number>) =>
       faker.helpers.weightedArrayElement(Object.entries(weights).map(([value, weight]) => ({ value, weight }))) as T;
     const quarters = (min: number, max: number) => faker.number.int({ min: min * 4, max: max * 4 }) / 4;
 
-    const [{ count: existing }] = await manager.query(`SELECT count(*)::int AS count FROM employees WHERE tenant_id = $1`, [tenantId]);
+    const [{ count: existing }] = await data.query<{ count: number }>(`SELECT count(*)::int AS count FROM employees WHERE tenant_id = $1`);
     const domain = `${faker.internet.domainWord()}.example`;
     const emails = new Set<string>();
     const managerCount = Math.max(1, Math.ceil(records / 8));
@@ -86,7 +86,6 @@ export class HrDemoSeeder implements DemoSeeder {
       const employmentType = pick<EmploymentType>({ full_time: 14, part_time: 4, contractor: 2, temporary: 2, intern: 1 });
       employees.push({
         id: randomUUID(),
-        tenantId,
         employeeNumber: number,
         firstName,
         lastName,
@@ -124,7 +123,6 @@ export class HrDemoSeeder implements DemoSeeder {
       const decidedAt = decided ? demoShift(createdAt, faker.number.int({ min: 30, max: 60 * 24 * 5 }), now) : null;
       return {
         id: randomUUID(),
-        tenantId,
         employeeId: employee.id,
         type,
         status,
@@ -158,7 +156,6 @@ export class HrDemoSeeder implements DemoSeeder {
       const approvedAt = status === 'approved' && submittedAt ? demoShift(submittedAt.toISOString(), faker.number.int({ min: 60, max: 60 * 72 }), now) : null;
       return {
         id: randomUUID(),
-        tenantId,
         employeeId: employee.id,
         periodStartDate,
         periodEndDate,
@@ -173,9 +170,9 @@ export class HrDemoSeeder implements DemoSeeder {
       } satisfies InsertRow<Timesheet>;
     });
 
-    await insertRows(manager, Employee, employees);
-    await insertRows(manager, LeaveRequest, leaveRequests);
-    await insertRows(manager, Timesheet, timesheets);
+    await insertRows(data, Employee, employees);
+    await insertRows(data, LeaveRequest, leaveRequests);
+    await insertRows(data, Timesheet, timesheets);
     return {
       employee_ids: employees.map((employee) => employee.id),
       leave_request_ids: leaveRequests.map((request) => request.id),

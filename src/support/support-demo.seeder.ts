@@ -24,13 +24,13 @@ const SUBJECTS: readonly ((faker: DemoSeedContext['faker']) => string)[] = [
 /** Support tickets; assignees are HR's employees when HR ran first. */
 @Injectable()
 export class SupportDemoSeeder implements DemoSeeder {
-  async seed({ tenantId, records, faker, manager, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
+  async seed({ data, records, faker, ids = {} }: DemoSeedContext): Promise<Record<string, string[]>> {
     const now = new Date();
     const agents = (ids.employee_ids ?? []).slice(0, 6);
     const pick = <T>(weights: Record<string, number>) =>
       faker.helpers.weightedArrayElement(Object.entries(weights).map(([value, weight]) => ({ value, weight }))) as T;
 
-    const [{ count: existing }] = await manager.query(`SELECT count(*)::int AS count FROM tickets WHERE tenant_id = $1`, [tenantId]);
+    const [{ count: existing }] = await data.query<{ count: number }>(`SELECT count(*)::int AS count FROM tickets WHERE tenant_id = $1`);
     const tickets = demoTimeline(faker, records, { days: 365, end: now }).map((createdAt, index) => {
       const status = pick<Ticket['status']>({ new: 2, open: 3, pending: 2, on_hold: 1, solved: 4, closed: 6 });
       const firstName = faker.person.firstName();
@@ -42,7 +42,6 @@ export class SupportDemoSeeder implements DemoSeeder {
           : null;
       return {
         id: randomUUID(),
-        tenantId,
         number: `TCK-${String(existing + index + 1).padStart(6, '0')}`,
         subject: faker.helpers.arrayElement(SUBJECTS)(faker),
         status,
@@ -58,7 +57,7 @@ export class SupportDemoSeeder implements DemoSeeder {
       } satisfies InsertRow<Ticket>;
     });
 
-    await insertRows(manager, Ticket, tickets);
+    await insertRows(data, Ticket, tickets);
     return { ticket_ids: tickets.map((ticket) => ticket.id) };
   }
 }

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { runCommand } from '../../src/cli/cli-program.js';
+import { COMMAND_GROUPS } from '../../src/cli/commands.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import type { TestApi } from '../support/api.js';
 import { countRows, createFinanceFixture, type FinanceFixture, outboxEvents, startFinanceApi } from '../support/finance.js';
@@ -19,7 +20,7 @@ describe('Finance-application CLI commands (e2e)', () => {
   });
   afterAll(() => api.close());
 
-  const cli = async (...argv: string[]) => (await runCommand(argv, async () => api.app)) as Json;
+  const cli = async (...argv: string[]) => (await runCommand(argv, async () => api.app, COMMAND_GROUPS)) as Json;
   const tenant = () => session.tenant.id;
   const draft = async (body: Json = {}) => {
     const res = await api.http.post('/v1/invoices').set('Authorization', session.auth).send(fin.invoiceBody(body));

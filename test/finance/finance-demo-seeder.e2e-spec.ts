@@ -2,6 +2,7 @@ import { Faker, en } from '@faker-js/faker';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { FinanceDemoSeeder } from '../../src/finance/finance-demo.seeder.js';
+import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { startApi, type TestApi } from '../support/api.js';
 import { countRows } from '../support/finance.js';
 import { createTenantSession } from '../support/tenant-session.js';
@@ -21,7 +22,7 @@ describe('FinanceDemoSeeder (e2e)', () => {
   const seed = async (records: number, seedValue = 1) => {
     const session = await createTenantSession(app, { currencies: ['CHF', 'EUR'] });
     const faker = new Faker({ locale: [en], seed: seedValue });
-    const result = await db.transaction((manager) => app.get(FinanceDemoSeeder).seed({ tenantId: session.tenant.id, records, faker, manager }));
+    const result = await app.get(TenantData).transaction(session.tenant.id, (data) => app.get(FinanceDemoSeeder).seed({ data, records, faker }));
     return { tenantId: session.tenant.id, result };
   };
 

@@ -1,6 +1,7 @@
 import { Faker, en } from '@faker-js/faker';
 import { DataSource } from 'typeorm';
 import { FinanceDemoSeeder } from '../../src/finance/finance-demo.seeder.js';
+import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from '../support/api.js';
 import { countRows, expectProblem } from '../support/finance.js';
@@ -51,7 +52,7 @@ describe('finance reads (e2e)', () => {
     db = api.app.get(DataSource);
     session = await createTenantSession(api.app, { scopes: [Scope.All] });
     const faker = new Faker({ locale: [en], seed: 7 });
-    await db.transaction((manager) => api.app.get(FinanceDemoSeeder).seed({ tenantId: session.tenant.id, records: RECORDS, faker, manager }));
+    await api.app.get(TenantData).transaction(session.tenant.id, (data) => api.app.get(FinanceDemoSeeder).seed({ data, records: RECORDS, faker }));
   });
   afterAll(() => api.close());
 

@@ -1,6 +1,7 @@
 import { Faker, en } from '@faker-js/faker';
 import { DataSource } from 'typeorm';
 import { FinanceDemoSeeder } from '../../src/finance/finance-demo.seeder.js';
+import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from '../support/api.js';
 import { createFinanceFixture, expectProblem, type FinanceFixture } from '../support/finance.js';
@@ -23,9 +24,9 @@ describe('finance tenant isolation (e2e)', () => {
     b = await createTenantSession(api.app, { scopes: [Scope.All] });
     finA = await createFinanceFixture(api.app, a.tenant.id);
     finB = await createFinanceFixture(api.app, b.tenant.id);
-    await db.transaction((manager) =>
-      api.app.get(FinanceDemoSeeder).seed({ tenantId: a.tenant.id, records: 6, faker: new Faker({ locale: [en], seed: 3 }), manager }),
-    );
+    await api.app
+      .get(TenantData)
+      .transaction(a.tenant.id, (data) => api.app.get(FinanceDemoSeeder).seed({ data, records: 6, faker: new Faker({ locale: [en], seed: 3 }) }));
     const draft = await api.http.post('/v1/invoices').set('Authorization', a.auth).send(finA.invoiceBody());
     const issued = await api.http.post('/v1/invoices').set('Authorization', a.auth).send(finA.invoiceBody());
     await finA.issue(issued.body.id);

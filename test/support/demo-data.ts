@@ -1,7 +1,7 @@
 import { Faker, base, en } from '@faker-js/faker';
 import type { INestApplicationContext } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { runDemoSeeders } from '../../src/cli/demo-seeders.js';
+import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 
 /**
  * `records` records of every readable resource for a company, made by the modules' own demo
@@ -9,5 +9,5 @@ import { runDemoSeeders } from '../../src/cli/demo-seeders.js';
  */
 export async function seedRecords(app: INestApplicationContext, tenantId: string, records: number, seed: number): Promise<Record<string, string[]>> {
   const faker = new Faker({ locale: [en, base], seed });
-  return app.get(DataSource).transaction((manager) => runDemoSeeders(app, { tenantId, records, faker, manager }));
+  return app.get(TenantData).transaction(tenantId, (data) => runDemoSeeders(app, { data, records, faker }));
 }

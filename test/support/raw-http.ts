@@ -9,12 +9,15 @@ export interface RawResponse {
   body: Buffer;
 }
 
-/** One HTTP request with exactly the given headers, answered with the raw body bytes. */
+/**
+ * One HTTP request with exactly the given headers (a flat name, value, name, value… list may
+ * repeat a header), answered with the raw body bytes.
+ */
 export function rawRequest(
   app: INestApplication,
   method: string,
   path: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string> | string[] = {},
   body?: Buffer | string,
 ): Promise<RawResponse> {
   const { port } = app.getHttpServer().address() as AddressInfo;

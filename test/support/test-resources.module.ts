@@ -1,8 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Module, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
 import { type AuthContext, CurrentAuth } from '../../src/platform/auth/auth-context.js';
 import { Public, RequireScopes } from '../../src/platform/auth/require-scopes.decorator.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
@@ -14,6 +12,7 @@ import { Idempotent } from '../../src/platform/idempotency/idempotent.decorator.
 import { type PageRequest, PageParams } from '../../src/platform/pagination/page.js';
 import { Paginator } from '../../src/platform/pagination/paginator.service.js';
 import { RateLimit } from '../../src/platform/rate-limit/rate-limit.decorator.js';
+import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { UuidPipe } from '../../src/platform/validation/uuid.pipe.js';
 
 /** `?delay_ms=` lets a test hold a request open, to send a concurrent repeat meanwhile. */
@@ -30,7 +29,7 @@ async function delay(delayMs: string | undefined): Promise<void> {
 @Controller('v1/test_events')
 class TestEventsController {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(TenantData) private readonly data: TenantData,
     @Inject(Paginator) private readonly paginator: Paginator,
     @Inject(EventPublisher) private readonly events: EventPublisher,
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -39,7 +38,7 @@ class TestEventsController {
   @Get()
   @RequireScopes(Scope.FinInvoicesRead)
   list(@CurrentAuth() auth: AuthContext, @PageParams() page: PageRequest) {
-    const query = this.dataSource.getRepository(OutboxEvent).createQueryBuilder('event').where('event.tenant_id = :tenantId', { tenantId: auth.tenantId });
+    const query = this.data.forTenant(auth.tenantId).repository(OutboxEvent).select('event');
     return this.paginator.paginate(query, page, {
       list: 'test_events',
       invalidCursor: 'InvoicesInvalidCursor',
@@ -50,7 +49,7 @@ class TestEventsController {
   @Get(':id')
   @RequireScopes(Scope.FinInvoicesRead)
   async retrieve(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string) {
-    const event = await this.dataSource.getRepository(OutboxEvent).findOneBy({ tenantId: auth.tenantId, id });
+    const event = await this.data.forTenant(auth.tenantId).repository(OutboxEvent).findOne({ id });
     if (!event) throw new DomainException('InvoicesNotFound');
     return { id: event.id, type: event.type };
   }
@@ -66,7 +65,7 @@ class TestEventsController {
     @Res({ passthrough: true }) response: Response,
   ) {
     await delay(delayMs);
-    const event = await this.dataSource.transaction((manager) => this.events.publish(manager, auth.tenantId, 'fin.invoice.created', body));
+    const event = await this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.created', body));
     response.setHeader('Location', `${this.config.publicBaseUrl}/v1/test_events/${event.id}`);
     return event;
   }
@@ -79,7 +78,7 @@ class TestEventsController {
 @Controller('v1/test_idempotency')
 class TestIdempotencyController {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(TenantData) private readonly data: TenantData,
     @Inject(EventPublisher) private readonly events: EventPublisher,
   ) {}
 
@@ -107,7 +106,7 @@ class TestIdempotencyController {
   }
 
   private async answer(auth: AuthContext, outcome: string, body: unknown): Promise<unknown> {
-    const event = await this.dataSource.transaction((manager) => this.events.publish(manager, auth.tenantId, 'fin.invoice.updated', { outcome, body }));
+    const event = await this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.updated', { outcome, body }));
     switch (outcome) {
       case 'large':
         return { id: event.id, padding: 'x'.repeat(300 * 1024) };

@@ -87,7 +87,7 @@ export class InvoiceDto extends PayableDocumentDto {
   @ApiProperty({ enum: ['none'], description: 'Always `none` in this version.' })
   einvoice_status: string;
 
-  @ApiProperty({ type: 'string', nullable: true, maxLength: 2000 })
+  @ApiProperty({ type: 'string', nullable: true, maxLength: 2000, example: 'Payable within 14 days by bank transfer.' })
   notes: string | null;
 
   @ApiProperty({ ...UUID, nullable: true })

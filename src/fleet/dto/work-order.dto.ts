@@ -22,7 +22,7 @@ export class WorkOrderDto {
   @ApiProperty({ example: 'Annual service' })
   title: string;
 
-  @ApiProperty({ type: String, nullable: true })
+  @ApiProperty({ type: String, nullable: true, example: 'Replace front brake pads and discs' })
   description: string | null;
 
   @ApiProperty({ enum: WORK_ORDER_TYPES })
@@ -40,7 +40,7 @@ export class WorkOrderDto {
   @ApiProperty({ type: String, format: 'date', nullable: true, description: 'YYYY-MM-DD by which the work is due.' })
   due_date: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'External workshop doing the work; null when done in-house.' })
+  @ApiProperty({ type: String, nullable: true, example: 'Autohaus Weber GmbH', description: 'External workshop doing the work; null when done in-house.' })
   vendor_name: string | null;
 
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Labour cost in the minor unit of `currency`.' })

@@ -1,0 +1,56 @@
+import request from 'supertest';
+import { Scope } from '../src/platform/catalog/scopes.js';
+import { startApi, type TestApi } from './support/api.js';
+import { runCli } from './support/cli.js';
+import { listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
+import { createTenantSession } from './support/tenant-session.js';
+
+/**
+ * API processes cache keys and companies in memory; a change made through the admin CLI must
+ * still hold on the very next request at every process. Here: this test's API instance and a
+ * second, already running `node dist/main.js`, both having served (and so cached) the key.
+ */
+describe('revocation and deactivation reach every running API process (e2e)', () => {
+  let api: TestApi;
+  let main: MainProcess;
+  let second: string;
+
+  beforeAll(async () => {
+    api = await startApi();
+    main = spawnMain({ APP_ROLES: 'api', PORT: '0' });
+    second = `http://127.0.0.1:${await listeningPort(main)}`;
+  }, 90_000);
+
+  afterAll(async () => {
+    await main.stop();
+    await api.close();
+  });
+
+  const bothServe = async (auth: string) => {
+    for (let round = 0; round < 2; round += 1) {
+      expect((await request(second).get('/v1/invoices?limit=1').set('Authorization', auth)).status).toBe(200);
+      expect((await api.http.get('/v1/invoices?limit=1').set('Authorization', auth)).status).toBe(200);
+    }
+  };
+
+  it('refuses a key revoked through the CLI on the next request at the second process', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
+    await bothServe(session.auth);
+
+    expect((await runCli('key:revoke', '--key', session.keyId)).code).toBe(0);
+    const res = await request(second).get('/v1/invoices?limit=1').set('Authorization', session.auth);
+    expect(res.status).toBe(401);
+    expect(res.body.detail_key).toBe('errors.integrations.unauthenticated');
+    expect((await api.http.get('/v1/invoices?limit=1').set('Authorization', session.auth)).status).toBe(401);
+  });
+
+  it('answers tenant_not_found on the next request once the company is deactivated through the CLI', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
+    await bothServe(session.auth);
+
+    expect((await runCli('tenant:deactivate', '--tenant', session.tenant.id)).code).toBe(0);
+    const res = await request(second).get('/v1/invoices?limit=1').set('Authorization', session.auth);
+    expect(res.status).toBe(404);
+    expect(res.body.detail_key).toBe('errors.common.tenant_not_found');
+  });
+});

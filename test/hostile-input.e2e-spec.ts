@@ -1,0 +1,162 @@
+import { type AddressInfo, connect } from 'node:net';
+import type { DataSource } from 'typeorm';
+import { Scope } from '../src/platform/catalog/scopes.js';
+import type { TestApi } from './support/api.js';
+import { countRows, expectProblem, type FinanceFixture, startFinanceApi } from './support/finance.js';
+import type { TenantSession } from './support/tenant-session.js';
+
+const INVALID_INPUT = 'errors.common.validation.invalid_input';
+
+/** Input a hostile integrator sends: each is answered as a 4xx problem, never a 5xx, and changes nothing. */
+describe('hostile input (e2e)', () => {
+  let api: TestApi;
+  let session: TenantSession;
+  let fin: FinanceFixture;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    ({ api, session, fin, db } = await startFinanceApi({ scopes: [Scope.FinInvoicesWrite] }));
+  });
+  afterAll(() => api.close());
+
+  const post = (path: string) => api.http.post(path).set('Authorization', session.auth);
+  const invoices = () => countRows(api.app, 'invoices', session.tenant.id);
+  const issuedInvoice = async (): Promise<string> => {
+    const created = await post('/v1/invoices').send(fin.invoiceBody());
+    await fin.issue(created.body.id);
+    return created.body.id as string;
+  };
+
+  describe('deeply nested bodies', () => {
+    it('answers 422 invalid_input (max_depth) to a body nested 3,000 deep sent with an Idempotency-Key', async () => {
+      const before = await invoices();
+      const deep = `${'['.repeat(3000)}${']'.repeat(3000)}`;
+      const res = await post('/v1/invoices').set('Idempotency-Key', 'deep-1').set('Content-Type', 'application/json').send(`{"notes":${deep}}`);
+      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ code: 'max_depth' });
+      expect(await invoices()).toBe(before);
+      expect(await db.query(`SELECT 1 FROM idempotency_keys WHERE key = 'deep-1'`)).toEqual([]);
+    });
+
+    it('still reads a body nested 64 deep (the route answers it)', async () => {
+      const res = await post('/v1/invoices').set('Content-Type', 'application/json').send(`{"notes":${'['.repeat(63)}${']'.repeat(63)}}`);
+      expectProblem(res, 422, 'errors.integrations.invoices.required');
+    });
+  });
+
+  describe('U+0000 in text', () => {
+    it.each([
+      ['notes', (body: Record<string, unknown>) => ({ ...body, notes: 'a\u0000b' })],
+      ['lines[0].description', (body: Record<string, unknown>) => ({ ...body, lines: [fin.line({ description: 'x\u0000' })] })],
+      ['x\u0000y', (body: Record<string, unknown>) => ({ ...body, 'x\u0000y': 1 })],
+    ])('answers 422 invalid_input naming %j on create, and stores nothing', async (field, change) => {
+      const before = await invoices();
+      const res = await post('/v1/invoices').send(change(fin.invoiceBody()));
+      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field, code: 'invalid_character' });
+      expect(await invoices()).toBe(before);
+    });
+
+    it('answers 422 invalid_input naming reason on void, and leaves the invoice issued', async () => {
+      const id = await issuedInvoice();
+      const res = await post(`/v1/invoices/${id}/void`).send({ reason: 'oops\u0000' });
+      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field: 'reason', code: 'invalid_character' });
+      expect((await db.query(`SELECT status FROM invoices WHERE id = $1`, [id]))[0].status).toBe('issued');
+    });
+  });
+
+  describe('media types', () => {
+    it.each([
+      ['text/plain', 'reason=wrong customer', /text\/plain/],
+      ['application/x-www-form-urlencoded', 'reason=wrong+customer', /application\/x-www-form-urlencoded/],
+    ])('answers 415 to a void with a %s body, and does not void', async (type, body, detail) => {
+      const id = await issuedInvoice();
+      const res = await post(`/v1/invoices/${id}/void`).set('Content-Type', type).send(body);
+      expect(expectProblem(res, 415, 'errors.common.unsupported_media_type').detail).toMatch(detail);
+      expect((await db.query(`SELECT status FROM invoices WHERE id = $1`, [id]))[0].status).toBe('issued');
+    });
+
+    it('answers 415 to a create with a text/plain JSON-looking body, saying what was sent', async () => {
+      const res = await post('/v1/invoices').set('Content-Type', 'text/plain').send(JSON.stringify(fin.invoiceBody()));
+      expect(expectProblem(res, 415, 'errors.common.unsupported_media_type').detail).toBe(
+        'The request body is text/plain; this operation reads application/json.',
+      );
+    });
+
+    it('still voids with no body at all, and keeps 404 for unknown paths', async () => {
+      const id = await issuedInvoice();
+      expect((await post(`/v1/invoices/${id}/void`)).status).toBe(200);
+      expectProblem(await post('/v1/nowhere').set('Content-Type', 'text/plain').send('x'), 404, 'errors.common.route_not_found');
+    });
+  });
+
+  describe('routing is case-sensitive', () => {
+    it('answers 404 to /V1/INVOICES, so one Idempotency-Key cannot create two invoices', async () => {
+      const before = await invoices();
+      const body = fin.invoiceBody();
+      const upper = await post('/V1/INVOICES').set('Idempotency-Key', 'case-1').send(body);
+      expectProblem(upper, 404, 'errors.common.route_not_found');
+      const lower = await post('/v1/invoices').set('Idempotency-Key', 'case-1').send(body);
+      expect(lower.status).toBe(201);
+      expect(await invoices()).toBe(before + 1);
+    });
+  });
+
+  describe('query parameters', () => {
+    it.each([
+      ['limit[]=5', 'limit'],
+      ['cursor[]=x', 'cursor'],
+      ['limit[a]=5', 'limit'],
+      ['limit=5&limit=6', 'limit'],
+      ['cursor=a&cursor=b', 'cursor'],
+      ['foo=1&foo=2', 'foo'],
+    ])('answers 422 invalid_input to ?%s', async (query, field) => {
+      const res = await api.http.get(`/v1/invoices?${query}`).set('Authorization', session.auth);
+      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field });
+    });
+  });
+
+  describe('CONNECT', () => {
+    it('answers 405 method_not_allowed as a problem', async () => {
+      const { port } = api.app.getHttpServer().address() as AddressInfo;
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+        socket.on('error', reject);
+        socket.on('close', () => resolve(received));
+      });
+      const [head, body] = text.split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 405 /);
+      expect(head).toMatch(/\r\nContent-Type: application\/problem\+json/);
+      expect(head).toMatch(/\r\nx-trace-id: [0-9a-f]{32}/);
+      expect(JSON.parse(body)).toMatchObject({ status: 405, detail_key: 'errors.common.method_not_allowed' });
+    });
+  });
+
+  describe('security headers', () => {
+    it('marks every answer nosniff and keeps tenant data out of caches', async () => {
+      for (const res of [await api.http.get('/v1/invoices').set('Authorization', session.auth), await api.http.get('/v1/invoices')]) {
+        expect(res.headers['x-content-type-options']).toBe('nosniff');
+        expect(res.headers['cache-control']).toBe('no-store');
+        expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+      }
+      const spec = await api.http.get('/v1/openapi.json');
+      expect(spec.headers['x-content-type-options']).toBe('nosniff');
+      expect(spec.headers['cache-control']).toBe('public, max-age=300');
+    });
+
+    it('gives /docs a policy that loads Swagger UI from this server only', async () => {
+      const page = await api.http.get('/docs/');
+      expect(page.status).toBe(200);
+      const csp = page.headers['content-security-policy'];
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("style-src 'self' 'unsafe-inline'");
+      expect(csp).toContain("connect-src 'self' https://api.test.local");
+      expect(csp).not.toContain('upgrade-insecure-requests');
+      // Every script the page loads is a file of this server, so script-src 'self' lets it run.
+      expect(page.text).not.toMatch(/<script>[^<]/);
+      for (const [, src] of page.text.matchAll(/<script src="([^"]+)"/g)) {
+        expect((await api.http.get(new URL(src, 'http://x/docs/').pathname)).status).toBe(200);
+      }
+    });
+  });
+});

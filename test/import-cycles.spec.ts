@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+const SRC = resolve('src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') && !path.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+/** Relative imports and re-exports of a file, type-only ones included. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'/gms)].map(([, target]) => resolve(dirname(file), target.replace(/\.js$/, '.ts')));
+}
+
+/**
+ * No module of src/ imports itself back through others, not even for types only: a cycle
+ * makes load order matter (a constant read before it is initialised) and muddles which
+ * module depends on which.
+ */
+describe('import graph of src/', () => {
+  it('has no cycles', () => {
+    const files = sourceFiles(SRC);
+    const graph = new Map(files.map((file) => [file, importsOf(file).filter((target) => files.includes(target))]));
+    const state = new Map<string, 'open' | 'done'>();
+    const path: string[] = [];
+    const cycles: string[] = [];
+    const visit = (file: string): void => {
+      state.set(file, 'open');
+      path.push(file);
+      for (const target of graph.get(file)!) {
+        if (state.get(target) === 'open') cycles.push([...path.slice(path.indexOf(target)), target].map((f) => relative(SRC, f)).join(' → '));
+        else if (!state.has(target)) visit(target);
+      }
+      path.pop();
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file);
+    expect(files.length).toBeGreaterThan(100);
+    expect(cycles).toEqual([]);
+  });
+});

@@ -1,0 +1,64 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/**
+ * What a client generator makes of the document: openapi-typescript turns it into types, and a
+ * small program written against them compiles under `tsc --strict`. The program uses what an
+ * integrator would: an operation by its operationId, a page, a create body, a problem.
+ */
+const PROGRAM = `
+import type { components, operations, paths } from './schema.js';
+
+type Invoice = components['schemas']['InvoiceDto'];
+type Problem = components['schemas']['ProblemDto'];
+type InvoicePage = operations['invoices.list']['responses'][200]['content']['application/json'];
+type CreateInvoice = NonNullable<paths['/v1/invoices']['post']['requestBody']>['content']['application/json'];
+type ListQuery = NonNullable<operations['invoices.list']['parameters']['query']>;
+
+export function totalOf(page: InvoicePage): number {
+  return page.data.reduce((sum: number, invoice: Invoice) => sum + invoice.total_minor, 0);
+}
+
+export const query: ListQuery = { limit: 20, cursor: 'opaque' };
+
+export const body: CreateInvoice = {
+  customer_id: '1e38d67d-be8f-47d2-a4e0-ba9ff270b34e',
+  currency: 'EUR',
+  lines: [{ description: 'Consulting', qty: 2, unit_price_minor: 15000, tax_rate: 19 }],
+};
+
+export function describe(problem: Problem): string {
+  const status: number = problem.status;
+  return \`\${status} \${problem.detail_key} \${problem.supported_versions?.join(',') ?? ''}\`;
+}
+
+// @ts-expect-error ProblemDto.status is an integer, not a string
+export const wrong: Problem['status'] = '422';
+`;
+
+describe('typed client from the OpenAPI document (openapi-typescript + tsc --strict)', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'openapi-client-'));
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it('generates types that a strict program compiles against', async () => {
+    await run(process.execPath, ['dist/openapi-export.js', join(dir, 'openapi.json')]);
+    await run(process.execPath, ['node_modules/openapi-typescript/bin/cli.js', join(dir, 'openapi.json'), '--output', join(dir, 'schema.ts')]);
+    await writeFile(join(dir, 'program.ts'), PROGRAM);
+    const tsc = ['node_modules/typescript/bin/tsc', '--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--ignoreConfig', join(dir, 'program.ts')];
+    // tsc reports type errors on stdout; they are the failure message.
+    const outcome = await run(process.execPath, tsc).then(
+      () => 'compiled',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(outcome).toBe('compiled');
+  }, 120_000);
+});

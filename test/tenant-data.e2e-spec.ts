@@ -1,0 +1,94 @@
+import { DataSource } from 'typeorm';
+import { Customer } from '../src/finance/customer.entity.js';
+import { TenantData, type TenantScope } from '../src/platform/tenancy/tenant-data.js';
+import { startApi, type TestApi } from './support/api.js';
+import { createTenantSession } from './support/tenant-session.js';
+
+/** The tenant-bound data layer: whatever a caller asks, a statement only ever touches its own company's rows. */
+describe('TenantData', () => {
+  let api: TestApi;
+  let db: DataSource;
+  let a: TenantScope;
+  let b: TenantScope;
+  let bCustomer: string;
+
+  const customer = async (id: string) =>
+    ((await db.query('SELECT tenant_id, name FROM customers WHERE id = $1', [id])) as { tenant_id: string; name: string }[])[0];
+
+  beforeAll(async () => {
+    api = await startApi();
+    db = api.app.get(DataSource);
+    const data = api.app.get(TenantData);
+    a = data.forTenant((await createTenantSession(api.app)).tenant.id);
+    b = data.forTenant((await createTenantSession(api.app)).tenant.id);
+    [bCustomer] = await b.repository(Customer).insert({ name: 'B customer', email: null });
+  });
+  afterAll(() => api.close());
+
+  it('inserts rows of its own company, even when the values name another', async () => {
+    const [id] = await a.repository(Customer).insert({ name: 'A customer', email: null, ...({ tenantId: b.tenantId } as object) });
+    expect(await customer(id)).toEqual({ tenant_id: a.tenantId, name: 'A customer' });
+  });
+
+  it("neither finds, counts, updates nor deletes another company's row by its id", async () => {
+    const customers = a.repository(Customer);
+    expect(await customers.findOne({ id: bCustomer })).toBeNull();
+    expect(await customers.exists({ id: bCustomer })).toBe(false);
+    expect(await customers.count({ id: bCustomer })).toBe(0);
+    expect(await customers.find({ where: { id: bCustomer } })).toEqual([]);
+    expect(await customers.select('customer').andWhere('customer.id = :id', { id: bCustomer }).getOne()).toBeNull();
+    expect(await customers.update({ id: bCustomer }, { name: 'taken over' })).toBe(0);
+    expect(await customers.delete({ id: bCustomer })).toBe(0);
+    expect(await customer(bCustomer)).toEqual({ tenant_id: b.tenantId, name: 'B customer' });
+    expect(await b.repository(Customer).findOne({ id: bCustomer })).toMatchObject({ id: bCustomer, tenantId: b.tenantId });
+  });
+
+  it('never moves a row to another company', async () => {
+    const [id] = await a.repository(Customer).insert({ name: 'stays', email: null });
+    expect(await a.repository(Customer).update({ id }, { name: 'renamed', ...({ tenantId: b.tenantId } as object) })).toBe(1);
+    expect(await customer(id)).toEqual({ tenant_id: a.tenantId, name: 'renamed' });
+  });
+
+  it('refuses a select whose company condition would be replaced or widened', () => {
+    const query = a.repository(Customer).select('customer');
+    expect(() => query.where('customer.id = :id', { id: bCustomer })).toThrow(/andWhere/);
+    expect(() => query.orWhere('TRUE')).toThrow(/andWhere/);
+  });
+
+  it('refuses SQL that does not use the company id, and binds it as $1', async () => {
+    await expect(a.query('SELECT count(*)::int AS n FROM customers')).rejects.toThrow(/\$1/);
+    await expect(a.query('SELECT id FROM customers WHERE tenant_id = $10', [])).rejects.toThrow(/\$1/);
+    const rows = await a.query<{ n: number }>('SELECT count(*)::int AS n FROM customers WHERE tenant_id = $1 AND id = $2', [bCustomer]);
+    expect(rows).toEqual([{ n: 0 }]);
+  });
+
+  it('cannot be had without a company', () => {
+    const data = api.app.get(TenantData);
+    expect(() => data.forTenant('')).toThrow(/company/);
+    expect(() => data.forTenant(undefined as unknown as string)).toThrow(/company/);
+    // The types refuse it too (checked by `npm run typecheck`).
+    // @ts-expect-error the company is a required argument
+    expect(() => data.forTenant()).toThrow(/company/);
+    // @ts-expect-error conditions never name the company: the scope adds it
+    const naming = () => a.repository(Customer).find({ where: { tenantId: b.tenantId } });
+    expect(naming).toBeInstanceOf(Function);
+  });
+
+  it('finds the company owning a row, for admin commands that name only the row', async () => {
+    const data = api.app.get(TenantData);
+    expect((await data.forOwnerOf(Customer, bCustomer))?.tenantId).toBe(b.tenantId);
+    expect(await data.forOwnerOf(Customer, '00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+
+  it('runs a transaction bound to one company, rolled back as a whole', async () => {
+    const data = api.app.get(TenantData);
+    let inserted = '';
+    await expect(
+      data.transaction(a.tenantId, async (scope) => {
+        [inserted] = await scope.repository(Customer).insert({ name: 'rolled back', email: null });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await customer(inserted)).toBeUndefined();
+  });
+});
