@@ -1,27 +1,39 @@
 // Benchmark: the service against a bare node:http + pg baseline doing the same key lookup and
-// query, measured in the same run on the same machine; prints requests/s, p50/p99 latency and
-// the service ÷ baseline ratios, plus list page 1 vs page 200. Run with `npm run bench`
-// (builds first). Needs the local PostgreSQL and Redis; creates and drops its own database.
+// query, measured in the same run on the same machine; prints requests/s, mean/p50/p99 latency
+// and the service ÷ baseline ratios, list page 200 vs page 1, POST with vs without an
+// Idempotency-Key, the API process's resident memory, and a final `RESULT {json}` line.
+// Run with `npm run bench` (builds first). Needs the local PostgreSQL and Redis; creates and
+// drops its own database. BENCH_API_PROCESSES=N runs N service processes under node:cluster;
+// BENCH_PROFILE=1 only profiles the service under GET /v1/invoices/{id} and prints where its
+// CPU time goes.
 import autocannon from 'autocannon';
 import { execFileSync, fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { dropDatabase, migrate } from '../dist/platform/database/database.js';
+import { summarise } from './profile-summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 10_000);
+const PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const PROFILE_DIR = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
 const run = randomBytes(4).toString('hex');
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/integrations_bench_${run}`;
 const env = {
   ...process.env,
   DATABASE_URL,
   REDIS_PREFIX: `oh-bench-${run}`,
-  LOG_LEVEL: 'warn',
+  // The default level: one request line per request is part of the measured cost.
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   // The general limit stays on (its Redis round trip is part of the cost) but never throttles the bench.
   RATE_LIMIT_PER_SECOND: '1000000000',
   APP_ROLES: 'api',
@@ -52,8 +64,8 @@ async function waitForHttp(url, timeoutMs = 30_000) {
   }
 }
 
-async function startProcess(script, port) {
-  const child = fork(script, [], { cwd: ROOT, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+async function startProcess(script, port, execArgv = []) {
+  const child = fork(script, [], { cwd: ROOT, env: { ...env, PORT: String(port) }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   await waitForHttp(`http://127.0.0.1:${port}/`);
   return child;
 }
@@ -103,10 +115,35 @@ async function seedInvoices(base, { key, customer, pool }) {
   return template.id;
 }
 
-async function measure(title, url, key) {
-  const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers: { authorization: `Bearer ${key}` } });
+async function measure(title, url, key, options = {}, seconds = SECONDS) {
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${key}` }, ...options });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${title}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { title, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return { title, rps: result.requests.average, mean: result.latency.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+/**
+ * Two measurements compared by a ratio, taken in ROUNDS alternating slices of SECONDS / ROUNDS
+ * each (a, b, a, b…), so a change in the machine's load during the run weighs on both sides
+ * alike. Each figure is the mean over the slices.
+ */
+async function measurePair(a, b) {
+  const slices = [[], []];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [index, side] of [a, b].entries()) slices[index].push(await side(Math.max(1, Math.round(SECONDS / ROUNDS))));
+  }
+  const mean = (list, field) => list.reduce((sum, item) => sum + item[field], 0) / list.length;
+  return slices.map((list) => ({ title: list[0].title, rps: mean(list, 'rps'), mean: mean(list, 'mean'), p50: mean(list, 'p50'), p99: mean(list, 'p99') }));
+}
+
+/** POST /v1/invoices, each request with a fresh Idempotency-Key when `idempotent`, so none is a replay. */
+function measurePost(title, base, { key, customer }, idempotent, seconds) {
+  const body = JSON.stringify({ customer_id: customer, currency: 'EUR', lines: [{ description: 'Bench', qty: 1, unit_price_minor: 100, tax_rate: 19 }] });
+  return measure(title, `${base}/v1/invoices`, key, {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    ...(idempotent ? { requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': randomUUID() } }) }] } : {}),
+  }, seconds);
 }
 
 async function walkToPage(base, key, page) {
@@ -121,56 +158,139 @@ async function walkToPage(base, key, page) {
   return cursor;
 }
 
-const fmt = (value, digits = 0) => value.toFixed(digits).padStart(9);
+function residentMb(pid) {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1];
+  return Number(kb) / 1024;
+}
 
+/** The service: dist/main.js, or BENCH_API_PROCESSES workers under node:cluster; resolves with their pids. */
+async function startService(port) {
+  if (PROCESSES > 1) {
+    const primary = fork('bench/cluster.js', [], { cwd: ROOT, env: { ...env, PORT: String(port), BENCH_API_PROCESSES: String(PROCESSES) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const [{ workers }] = await once(primary, 'message');
+    await waitForHttp(`http://127.0.0.1:${port}/`);
+    return { child: primary, pids: workers, stop: () => primary.kill('SIGTERM') };
+  }
+  const execArgv = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, '--import', './bench/exit-on-message.js'] : [];
+  const child = await startProcess('dist/main.js', port, execArgv);
+  // A profiled service must exit normally to write its profile.
+  return { child, pids: [child.pid], stop: () => (PROFILE_DIR ? child.send('exit') : child.kill('SIGTERM')) };
+}
+
+const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-').padStart(9);
+const ratioRow = (title, over, under) => ({
+  title,
+  rps: over.rps / under.rps,
+  mean: over.mean / under.mean,
+  p50: over.p50 / under.p50,
+  p99: over.p99 / under.p99,
+  ratio: true,
+});
+
+function print(rows) {
+  console.log(`${'request'.padEnd(48)}${'req/s'.padStart(9)}${'mean ms'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
+  for (const row of rows) {
+    const digits = row.ratio ? 2 : 1;
+    console.log(`${row.title.padEnd(48)}${fmt(row.rps, row.ratio ? 2 : 0)}${fmt(row.mean, digits)}${fmt(row.p50, digits)}${fmt(row.p99, digits)}`);
+  }
+}
 
 async function main() {
   await migrate(DATABASE_URL);
   const pool = new pg.Pool({ connectionString: DATABASE_URL, max: 2 });
-  const children = [];
+  const stops = [];
   try {
     const servicePort = await freePort();
-    children.push(await startProcess('dist/main.js', servicePort));
+    const serviceProcess = await startService(servicePort);
+    stops.push(serviceProcess.stop);
     const service = `http://127.0.0.1:${servicePort}`;
     const context = await seed(pool);
     const invoiceId = await seedInvoices(service, context);
+    console.log(
+      `\n${INVOICES} invoices; ${CONNECTIONS} connections, ${SECONDS} s per measurement in ${ROUNDS} alternating slices; ${PROCESSES} API process(es); node ${process.version}\n`,
+    );
+
+    if (PROFILE_DIR) {
+      // Profile mode: only the service under GET /v1/invoices/{id}, then where its CPU time went.
+      print([await measure('service  GET /v1/invoices/{id} (profiled)', `${service}/v1/invoices/${invoiceId}`, context.key)]);
+      stops.pop();
+      serviceProcess.stop();
+      await once(serviceProcess.child, 'exit');
+      const [file] = readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));
+      console.log(`\nself time by package, share of busy time (${join(PROFILE_DIR, file)}):`);
+      for (const { name, share } of summarise(join(PROFILE_DIR, file))) console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
+      return;
+    }
 
     const baselinePort = await freePort();
-    children.push(await startProcess('bench/baseline-server.js', baselinePort));
+    const baselineProcess = await startProcess('bench/baseline-server.js', baselinePort);
+    stops.push(() => baselineProcess.kill('SIGTERM'));
     const baseline = `http://127.0.0.1:${baselinePort}`;
 
-    console.log(`\n${INVOICES} invoices; ${CONNECTIONS} connections, ${SECONDS} s per measurement; node ${process.version}\n`);
     const rows = [];
+    const pairs = {};
     for (const [name, path] of [
-      ['GET /v1/invoices/{id}', `/v1/invoices/${invoiceId}`],
-      ['GET /v1/invoices?limit=50', '/v1/invoices?limit=50'],
+      ['retrieve', `/v1/invoices/${invoiceId}`],
+      ['list', '/v1/invoices?limit=50'],
     ]) {
-      const measuredBaseline = await measure(`baseline ${name}`, baseline + path, context.key);
-      const measuredService = await measure(`service  ${name}`, service + path, context.key);
-      rows.push(measuredBaseline, measuredService);
-      rows.push({
-        title: `ratio service ÷ baseline`,
-        rps: measuredService.rps / measuredBaseline.rps,
-        p50: measuredService.p50 / measuredBaseline.p50,
-        p99: measuredService.p99 / measuredBaseline.p99,
-        ratio: true,
-      });
+      const label = path.startsWith('/v1/invoices/') ? 'GET /v1/invoices/{id}' : `GET ${path}`;
+      const [measuredBaseline, measuredService] = await measurePair(
+        (seconds) => measure(`baseline ${label}`, baseline + path, context.key, {}, seconds),
+        (seconds) => measure(`service  ${label}`, service + path, context.key, {}, seconds),
+      );
+      pairs[name] = ratioRow('ratio service ÷ baseline', measuredService, measuredBaseline);
+      rows.push(measuredBaseline, measuredService, pairs[name]);
     }
     const cursor = await walkToPage(service, context.key, 200);
-    const first = await measure('service  list page 1', `${service}/v1/invoices?limit=50`, context.key);
-    const deep = await measure('service  list page 200', `${service}/v1/invoices?limit=50&cursor=${encodeURIComponent(cursor)}`, context.key);
-    rows.push(first, deep, { title: 'ratio page 200 ÷ page 1', rps: deep.rps / first.rps, p50: deep.p50 / first.p50, p99: deep.p99 / first.p99, ratio: true });
+    const [first, deep] = await measurePair(
+      (seconds) => measure('service  list page 1', `${service}/v1/invoices?limit=50`, context.key, {}, seconds),
+      (seconds) => measure('service  list page 200', `${service}/v1/invoices?limit=50&cursor=${encodeURIComponent(cursor)}`, context.key, {}, seconds),
+    );
+    pairs.page = ratioRow('ratio page 200 ÷ page 1', deep, first);
+    rows.push(first, deep, pairs.page);
+    const [plain, idempotent] = await measurePair(
+      (seconds) => measurePost('service  POST /v1/invoices', service, context, false, seconds),
+      (seconds) => measurePost('service  POST /v1/invoices + Idempotency-Key', service, context, true, seconds),
+    );
+    pairs.post = ratioRow('ratio with ÷ without Idempotency-Key', idempotent, plain);
+    rows.push(plain, idempotent, pairs.post);
+    print(rows);
 
-    console.log(`${'request'.padEnd(44)}${'req/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}`);
-    for (const row of rows) {
-      const digits = row.ratio ? 2 : 1;
-      console.log(`${row.title.padEnd(44)}${fmt(row.rps, row.ratio ? 2 : 0)}${fmt(row.p50, digits)}${fmt(row.p99, digits)}`);
-    }
+    const rss = serviceProcess.pids.map(residentMb);
+    console.log(`\nresident memory of the API process${rss.length > 1 ? 'es' : ''} after the bench: ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')}`);
+    const metrics = await (await fetch(`${service}/metrics`)).text();
+    const gauge = (name) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN) / 2 ** 20;
+    console.log(
+      `of which (its /metrics${PROCESSES > 1 ? ', one process' : ''}): V8 heap ${gauge('nodejs_heap_size_total_bytes').toFixed(0)} MB ` +
+        `(${gauge('nodejs_heap_size_used_bytes').toFixed(0)} MB used), external ${gauge('nodejs_external_memory_bytes').toFixed(0)} MB`,
+    );
+    const result = {
+      api_processes: PROCESSES,
+      retrieve_ratio: round(pairs.retrieve.rps),
+      retrieve_p99_ratio: round(pairs.retrieve.p99),
+      list_ratio: round(pairs.list.rps),
+      idempotent_post_latency_ratio: round(pairs.post.mean),
+      rss_mb: Math.round(Math.max(...rss)),
+      page200_over_page1: round(pairs.page.mean),
+    };
+    const goal = {
+      retrieve_ratio: result.retrieve_ratio >= 0.6,
+      retrieve_p99_ratio: result.retrieve_p99_ratio <= 2,
+      list_ratio: result.list_ratio >= 0.85,
+      idempotent_post_latency_ratio: result.idempotent_post_latency_ratio <= 1.3,
+      rss_mb: result.rss_mb <= 250,
+      page200_over_page1: result.page200_over_page1 <= 1.2,
+    };
+    const missed = Object.keys(goal).filter((name) => !goal[name]);
+    console.log(`goal (issue 11): ${missed.length === 0 ? 'met' : `missed on ${missed.join(', ')}`}`);
+    console.log(`RESULT ${JSON.stringify(result)}`);
   } finally {
-    for (const child of children) child.kill('SIGTERM');
+    for (const stop of stops.reverse()) stop();
     await pool.end();
     await dropDatabase(DATABASE_URL);
   }
 }
+
+const round = (value) => Math.round(value * 100) / 100;
 
 await main();

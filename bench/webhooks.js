@@ -1,0 +1,190 @@
+// Webhook delivery benchmark (`npm run bench:webhooks`, builds first). In one run, on one machine:
+//   1. throughput: BENCH_BURST events committed at once, delivered by ONE worker process
+//      (`node dist/main.js`, APP_ROLES=worker) to a local receiver answering 204: deliveries/s
+//      from the commit to the last arrival;
+//   2. latency: BENCH_RATE events/s (100) for BENCH_SECONDS, each committed on its own: commit →
+//      receiver p50/p99;
+//   3. baseline: a bare loop that signs the same envelopes and POSTs them with undici at the
+//      worker's concurrency, with no queue and no database: deliveries/s.
+// Ends with one line `RESULT {json}`. Needs the local PostgreSQL and Redis; creates and drops its
+// own database and Redis prefix.
+import { fork, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { Pool } from 'undici';
+import { generateApiKey } from '../dist/platform/auth/api-key-token.js';
+import { dropDatabase, migrate } from '../dist/platform/database/database.js';
+import { QUEUE_SETTINGS } from '../dist/platform/queue/queue.types.js';
+import { decodeSecretsKey, sealWith } from '../dist/platform/crypto/secrets-cipher.js';
+import { renderEnvelope } from '../dist/webhooks/delivery/webhook-envelope.js';
+import { signWebhook } from '../dist/webhooks/delivery/webhook-signature.js';
+import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BURST = Number(process.env.BENCH_BURST ?? 5000);
+const RATE = Number(process.env.BENCH_RATE ?? 100);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONCURRENCY = QUEUE_SETTINGS['webhook-delivery'].concurrency;
+const run = randomBytes(4).toString('hex');
+const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/integrations_bench_${run}`;
+const REDIS_PREFIX = `oh-bench-${run}`;
+const SECRETS_KEY = randomBytes(32).toString('base64');
+const env = {
+  ...process.env,
+  DATABASE_URL,
+  REDIS_PREFIX,
+  SECRETS_KEY,
+  LOG_LEVEL: 'warn',
+  APP_ROLES: 'worker',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+};
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+function ask(child, message, key) {
+  return new Promise((resolve) => {
+    const onMessage = (reply) => {
+      if (reply[key] === undefined) return;
+      child.off('message', onMessage);
+      resolve(reply[key]);
+    };
+    child.on('message', onMessage);
+    child.send(message);
+  });
+}
+
+async function waitForCount(receiver, count, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if ((await ask(receiver, 'count', 'count')) >= count) return;
+    if (Date.now() > deadline) throw new Error(`receiver got fewer than ${count} deliveries in ${timeoutMs} ms`);
+    await sleep(5);
+  }
+}
+
+/** A company, an `int:*` key and one endpoint subscribed to fin.invoice.created. */
+async function seed(db, url) {
+  const [{ id: tenantId }] = (await db.query(`INSERT INTO tenants (slug, name) VALUES ($1, 'Bench') RETURNING id`, [`bench-${run}`])).rows;
+  const key = generateApiKey();
+  const [{ id: keyId }] = (
+    await db.query(`INSERT INTO api_keys (tenant_id, prefix, secret_hash, scopes) VALUES ($1, $2, $3, '{int:*}') RETURNING id`, [tenantId, key.prefix, key.secretHash])
+  ).rows;
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  await db.query(
+    `INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, secret_ciphertext) VALUES ($1, $2, 'bench', $3, '{fin.invoice.created}', $4)`,
+    [tenantId, keyId, url, sealWith(decodeSecretsKey(SECRETS_KEY), secret)],
+  );
+  return { tenantId, secret };
+}
+
+function envelope(n) {
+  return { id: randomUUID(), type: 'fin.invoice.created', created_at: new Date().toISOString(), data: { id: randomUUID(), number: null, total_minor: 1000 + n, currency: 'EUR' } };
+}
+
+/** Commits `events` in one transaction (one multi-row INSERT). */
+async function commitEvents(db, tenantId, events) {
+  await db.query(
+    `INSERT INTO events (id, tenant_id, type, envelope) SELECT id, $1, 'fin.invoice.created', envelope FROM unnest($2::uuid[], $3::jsonb[]) AS x(id, envelope)`,
+    [tenantId, events.map((event) => event.id), events.map((event) => JSON.stringify(event))],
+  );
+}
+
+async function baseline(url, secret, count) {
+  const target = new URL(url);
+  const pool = new Pool(target.origin);
+  const envelopes = Array.from({ length: count }, (_, n) => envelope(n));
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < envelopes.length) {
+        const event = envelopes[next++];
+        const body = renderEnvelope(event, CURRENT_API_VERSION);
+        const headers = { 'content-type': 'application/json', 'idempotency-key': event.id, ...signWebhook([secret], event.id, Math.floor(Date.now() / 1000), body) };
+        const answer = await pool.request({ method: 'POST', path: target.pathname, headers, body });
+        await answer.body.dump();
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  return count / seconds;
+}
+
+async function main() {
+  await migrate(DATABASE_URL);
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  const receiver = fork(fileURLToPath(new URL('./webhook-receiver.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const [{ port }] = await once(receiver, 'message');
+  const url = `http://localhost:${port}/hook`;
+  const { tenantId, secret } = await seed(db, url);
+  const worker = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  try {
+    // Warm-up: the worker is up, connected and its connection pool to the receiver is open.
+    await commitEvents(db, tenantId, Array.from({ length: 200 }, (_, n) => envelope(n)));
+    await waitForCount(receiver, 200, 60_000);
+    receiver.send('reset');
+
+    const burst = Array.from({ length: BURST }, (_, n) => envelope(n));
+    const burstStart = Date.now();
+    await commitEvents(db, tenantId, burst);
+    await waitForCount(receiver, BURST);
+    const lastArrival = Math.max(...(await ask(receiver, 'arrivals', 'arrivals')).map(([, at]) => at));
+    const deliveriesPerSecond = BURST / ((lastArrival - burstStart) / 1000);
+    receiver.send('reset');
+
+    const committedAt = new Map();
+    const total = RATE * SECONDS;
+    const paceStart = Date.now();
+    for (let n = 0; n < total; n++) {
+      const due = paceStart + (n * 1000) / RATE;
+      if (due > Date.now()) await sleep(due - Date.now());
+      const event = envelope(n);
+      await commitEvents(db, tenantId, [event]);
+      committedAt.set(event.id, Date.now());
+    }
+    await waitForCount(receiver, total);
+    const latencies = (await ask(receiver, 'arrivals', 'arrivals'))
+      .filter(([id]) => committedAt.has(id))
+      .map(([id, at]) => Math.max(0, at - committedAt.get(id)))
+      .sort((a, b) => a - b);
+    receiver.send('reset');
+
+    const baselinePerSecond = await baseline(url, secret, BURST);
+
+    const result = {
+      deliveries_per_s: Math.round(deliveriesPerSecond),
+      baseline_deliveries_per_s: Math.round(baselinePerSecond),
+      ratio: Number((deliveriesPerSecond / baselinePerSecond).toFixed(3)),
+      p50_ms: percentile(latencies, 50),
+      p99_ms: percentile(latencies, 99),
+      burst_events: BURST,
+      latency_events: total,
+      rate_per_s: RATE,
+      concurrency: CONCURRENCY,
+    };
+    console.log(`service: ${result.deliveries_per_s} deliveries/s (one worker, ${BURST} events); baseline undici sign+POST: ${result.baseline_deliveries_per_s}/s; ratio ${result.ratio}`);
+    console.log(`commit → receiver at ${RATE} events/s for ${SECONDS} s: p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`);
+    console.log(`RESULT ${JSON.stringify(result)}`);
+  } finally {
+    worker.kill('SIGTERM');
+    await once(worker, 'exit');
+    receiver.send('stop');
+    await db.end();
+    await dropDatabase(DATABASE_URL);
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 })) if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
