@@ -8,7 +8,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { apiKeyState } from './api-key.entity.js';
 import { hashSecret, type ParsedApiKey, secretMatches } from './api-key-token.js';
 import { AuthCache, type KeyRecord } from './auth-cache.js';
-import { AUTH_CHANGES_CHANNEL } from './auth-changes.js';
+import { AUTH_ACKS_CHANNEL, AUTH_CHANGES_CHANNEL, AUTH_LISTENER_APPLICATION } from './auth-changes.js';
 import type { AuthContext } from './auth-context.js';
 import { invalidToken } from './bearer-credentials.js';
 
@@ -41,7 +41,10 @@ interface KeyRow {
  * Resolves an API key to its caller without a database round trip on the hot path: keys and
  * their companies are cached in process memory, and every process drops its copy when a key or
  * company changes, through PostgreSQL LISTEN/NOTIFY (triggers on `api_keys` and `tenants`
- * notify `auth_changes` at commit). A cached key still lives at most AUTH_CACHE_TTL_MS. While
+ * notify `auth_changes` at commit). Having dropped it, the process confirms on `auth_change_acks`,
+ * and the change waits for every process's confirmation before it returns
+ * (`afterEveryProcessDropped`), so it holds on the next request everywhere. A cached key still
+ * lives at most AUTH_CACHE_TTL_MS. While
  * the listening connection is down the cache is neither read nor filled, so a missed
  * notification can never keep a revoked key alive; it is emptied when listening resumes.
  */
@@ -106,12 +109,18 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
 
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.config.DATABASE_URL });
-    client.on('notification', (message) => this.cache.invalidate(message.payload ?? ''));
+    client.on('notification', (message) => {
+      const payload = message.payload ?? '';
+      this.cache.invalidate(payload);
+      client.query('SELECT pg_notify($1, $2)', [AUTH_ACKS_CHANNEL, payload]).catch(() => undefined);
+    });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
     try {
       await client.connect();
       await client.query(`LISTEN ${AUTH_CHANGES_CHANNEL}`);
+      // Named only once listening: a change waits for every connection of this name to confirm.
+      await client.query(`SET application_name = '${AUTH_LISTENER_APPLICATION}'`);
     } catch (error) {
       this.logger.warn(`cannot listen for key changes, keys are read from the database each time: ${(error as Error).message}`);
       this.lost(client);

@@ -7,7 +7,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { ApiKey, apiKeyState, type ApiKeyState } from './api-key.entity.js';
 import { TenantData } from '../tenancy/tenant-data.js';
 import { ApiKeyHooks } from './api-key-hooks.js';
-import { afterChangeDelivered } from './auth-changes.js';
+import { afterEveryProcessDropped } from './auth-changes.js';
 import { generateApiKey } from './api-key-token.js';
 
 export interface CreateApiKeyInput {
@@ -44,12 +44,12 @@ export class ApiKeysService {
 
   /**
    * Sets the key's state as the applications would: revoke, expire now, or delete. A revocation
-   * runs the registered hooks in the same transaction. Returns once every API process has been
-   * told to drop the key from its cache.
+   * runs the registered hooks in the same transaction. Returns once every API process has
+   * confirmed that it dropped the key from its cache.
    */
   async changeState(id: string, change: Exclude<ApiKeyState, 'active'>): Promise<{ id: string; state: ApiKeyState }> {
     const column = { revoked: 'revokedAt', expired: 'expiresAt', deleted: 'deletedAt' } as const;
-    const key = await afterChangeDelivered(
+    const key = await afterEveryProcessDropped(
       this.config.DATABASE_URL,
       () =>
         this.dataSource.transaction(async (manager) => {

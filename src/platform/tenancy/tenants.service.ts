@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { afterChangeDelivered } from '../auth/auth-changes.js';
+import { afterEveryProcessDropped } from '../auth/auth-changes.js';
 import { isScope } from '../catalog/scopes.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
@@ -58,10 +58,10 @@ export class TenantsService {
     throw new DomainException('SlugTaken', `no free slug derived from ${base}`, { field: 'slug' });
   }
 
-  /** Returns once every API process has been told to drop the company's keys from its cache. */
+  /** Returns once every API process has confirmed that it dropped the company's keys from its cache. */
   async deactivate(id: string): Promise<Tenant> {
     const repository = this.dataSource.getRepository(Tenant);
-    return afterChangeDelivered(
+    return afterEveryProcessDropped(
       this.config.DATABASE_URL,
       async () => {
         const result = await repository.update({ id }, { active: false });
