@@ -61,17 +61,17 @@ describe('import graph of src/', () => {
 
 /**
  * A process loads the module graph of the roles it runs only (src/main.ts imports each role's
- * factory when the role is on): the API role holds neither the agent-tool server and its SDK
- * nor the worker's delivery code in memory.
+ * factory when the role is on): the API role holds neither the agent-tool server, its SDK and
+ * zod schemas nor the worker's delivery code in memory.
  */
 describe('module graph of each role', () => {
   it('the entry point loads no role by itself', () => {
     expect([...loadedBy('main.ts')].filter((file) => file.startsWith('app/'))).toEqual([]);
   });
 
-  it('the API role loads neither the agent-tool server nor the worker modules', () => {
+  it('the API role loads neither the agent-tool server (nor its summaries) nor the worker modules', () => {
     const api = [...loadedBy('app/create-api-app.ts')];
-    expect(api.filter((file) => file.startsWith('mcp/') || /worker|delivery-attempt|webhook-sender/.test(file))).toEqual([]);
+    expect(api.filter((file) => file.startsWith('mcp/') || /summar|worker|delivery-attempt|webhook-sender/.test(file))).toEqual([]);
     expect(api).toContain('app/feature-modules.ts');
   });
 });
