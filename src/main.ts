@@ -1,8 +1,5 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import { createApiApp } from './app/create-api-app.js';
-import { createMcpServer } from './app/create-mcp-server.js';
-import { createWorkerContext } from './app/create-worker-context.js';
 import { ConfigError, loadConfig } from './platform/config/app-config.js';
 import { migrate } from './platform/database/database.js';
 import { createLogger } from './platform/logging/logger.js';
@@ -16,7 +13,10 @@ async function main(): Promise<void> {
   if (applied.length > 0) logger.info(`applied migrations: ${applied.join(', ')}`);
 
   let metrics: Metrics | undefined;
+  // Each role's module graph is imported only when the role runs: an API-only process then never
+  // loads the agent-tool server's SDK or the worker's handlers, which would only hold memory.
   if (config.hasRole('api')) {
+    const { createApiApp } = await import('./app/create-api-app.js');
     const app = await createApiApp(config);
     metrics = app.get(Metrics);
     await app.listen(config.PORT);
@@ -25,12 +25,14 @@ async function main(): Promise<void> {
     logger.info({ port }, `REST API listening on port ${port}`);
   }
   if (config.hasRole('mcp')) {
+    const { createMcpServer } = await import('./app/create-mcp-server.js');
     const { server } = await createMcpServer(config);
     await new Promise<void>((resolve) => server.listen(config.MCP_PORT, resolve));
     const { port } = server.address() as AddressInfo;
     logger.info({ port }, `agent-tool server listening on port ${port}`);
   }
   if (config.hasRole('worker')) {
+    const { createWorkerContext } = await import('./app/create-worker-context.js');
     metrics = (await createWorkerContext(config)).get(Metrics);
     logger.info('worker started');
   }

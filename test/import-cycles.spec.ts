@@ -11,10 +11,24 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Relative imports and re-exports of a file, type-only ones included. */
-function importsOf(file: string): string[] {
+/** Relative imports and re-exports of a file, type-only ones included unless `runtimeOnly`. */
+function importsOf(file: string, runtimeOnly = false): string[] {
   const text = readFileSync(file, 'utf8');
-  return [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'/gms)].map(([, target]) => resolve(dirname(file), target.replace(/\.js$/, '.ts')));
+  return [...text.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s+'(\.{1,2}\/[^']+)'/gms)]
+    .filter(([statement]) => !runtimeOnly || !/^(?:import|export)\s+type\b/.test(statement))
+    .map(([, target]) => resolve(dirname(file), target.replace(/\.js$/, '.ts')));
+}
+
+/** Every file of src/ that loading `entry` evaluates (static imports, type-only ones left out). */
+function loadedBy(entry: string): Set<string> {
+  const loaded = new Set<string>();
+  const visit = (file: string): void => {
+    if (loaded.has(file)) return;
+    loaded.add(file);
+    importsOf(file, true).forEach(visit);
+  };
+  visit(resolve(SRC, entry));
+  return new Set([...loaded].map((file) => relative(SRC, file)));
 }
 
 /**
@@ -42,5 +56,22 @@ describe('import graph of src/', () => {
     for (const file of files) if (!state.has(file)) visit(file);
     expect(files.length).toBeGreaterThan(100);
     expect(cycles).toEqual([]);
+  });
+});
+
+/**
+ * A process loads the module graph of the roles it runs only (src/main.ts imports each role's
+ * factory when the role is on): the API role holds neither the agent-tool server, its SDK and
+ * zod schemas nor the worker's delivery code in memory.
+ */
+describe('module graph of each role', () => {
+  it('the entry point loads no role by itself', () => {
+    expect([...loadedBy('main.ts')].filter((file) => file.startsWith('app/'))).toEqual([]);
+  });
+
+  it('the API role loads neither the agent-tool server (nor its summaries) nor the worker modules', () => {
+    const api = [...loadedBy('app/create-api-app.ts')];
+    expect(api.filter((file) => file.startsWith('mcp/') || /summar|worker|delivery-attempt|webhook-sender/.test(file))).toEqual([]);
+    expect(api).toContain('app/feature-modules.ts');
   });
 });

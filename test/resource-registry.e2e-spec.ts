@@ -1,6 +1,7 @@
 import { METHODS } from 'node:http';
 import type { Application } from 'express';
-import { AREA_SUMMARIES, READ_RESOURCES } from '../src/app/read-resources.js';
+import { AREA_SUMMARIES } from '../src/app/area-summaries.js';
+import { READ_RESOURCES } from '../src/app/read-resources.js';
 import { LIST_RESOURCES } from '../src/platform/catalog/errors.js';
 import { runCli } from './support/cli.js';
 import { startApi, type TestApi } from './support/api.js';

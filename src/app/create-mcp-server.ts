@@ -9,7 +9,8 @@ import { PinoNestLogger } from '../platform/logging/logger.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { FEATURE_MODULES } from './feature-modules.js';
-import { AREA_SUMMARIES, READ_RESOURCES } from './read-resources.js';
+import { AREA_SUMMARIES } from './area-summaries.js';
+import { READ_RESOURCES } from './read-resources.js';
 
 /** The mcp role: the platform, the feature modules' entities and the tool server over the registry. */
 @Module({})

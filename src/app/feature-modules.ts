@@ -4,7 +4,6 @@ import { FinanceModule } from '../finance/finance.module.js';
 import { FleetModule } from '../fleet/fleet.module.js';
 import { HrModule } from '../hr/hr.module.js';
 import { SupportModule } from '../support/support.module.js';
-import { WebhookDeliveryWorkerModule } from '../webhooks/delivery/webhook-delivery-worker.module.js';
 import { WebhookDeliveryModule } from '../webhooks/delivery/webhook-delivery.module.js';
 import { WebhooksModule } from '../webhooks/webhooks.module.js';
 
@@ -13,10 +12,3 @@ import { WebhooksModule } from '../webhooks/webhooks.module.js';
  * readable resources are declared in `read-resources.ts`.
  */
 export const FEATURE_MODULES: Type[] = [FinanceModule, FleetModule, HrModule, SupportModule, DocumentsModule, WebhooksModule, WebhookDeliveryModule];
-
-/**
- * What the worker role loads besides the platform (whose IdempotencyModule holds the cleanup
- * job): only modules with `@OnJob` handlers or background loops, never the REST controllers'
- * modules.
- */
-export const WORKER_MODULES: Type[] = [WebhookDeliveryWorkerModule];

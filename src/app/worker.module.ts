@@ -4,7 +4,7 @@ import { ConfigModule } from '../platform/config/config.module.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { JobWorkerModule } from '../platform/queue/job-worker.module.js';
-import { WORKER_MODULES } from './feature-modules.js';
+import { WORKER_MODULES } from './worker-modules.js';
 
 /**
  * The worker role: the platform, the worker modules (whose providers hold the `@OnJob`

@@ -1,3 +1,5 @@
+import type { CursorPosition } from '../platform/pagination/cursor-codec.js';
+import type { KeysetRow } from '../platform/pagination/paginator.service.js';
 import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 import { numericColumn } from '../platform/resources/representation.js';
 import type { InvoiceDto } from './dto/invoice.dto.js';
@@ -6,10 +8,10 @@ import type { InvoiceLine } from './invoice-line.entity.js';
 import type { Invoice, InvoiceStatus } from './invoice.entity.js';
 
 /**
- * The invoice retrieve in plain SQL with a plain mapper: the invoice with its lines (a JSON
- * array, in position order) in one prepared statement, no query builder and no entity
- * hydration. Dates come as text, so no time zone can shift them; amounts as text, read exactly
- * by `numericColumn`.
+ * The invoice retrieve and list page in plain SQL with a plain mapper: each invoice with its
+ * lines (a JSON array, in position order) in one prepared statement, no query builder, no entity
+ * hydration and no second query for the lines. Dates come as text, so no time zone can shift
+ * them; amounts as text, read exactly by `numericColumn`.
  */
 const INVOICE_WITH_LINES_COLUMNS = `
   i.id, i.tenant_id, i.number, i.customer_id, i.status, i.currency,
@@ -23,6 +25,19 @@ const INVOICE_WITH_LINES_COLUMNS = `
     FROM invoice_lines l WHERE l.tenant_id = i.tenant_id AND l.invoice_id = i.id), '[]') AS lines`;
 
 const RETRIEVE_SQL = `SELECT ${INVOICE_WITH_LINES_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2`;
+
+/**
+ * The Paginator's keyset order, position text and cursor condition, so that a page and its
+ * cursors are the generic reader's. Two statements rather than one with an optional cursor:
+ * `$3 IS NULL OR (…) < (…)` would keep the cursor out of the index condition in a generic plan,
+ * and page 200 would filter its way through every newer invoice.
+ */
+const PAGE_SELECT = `SELECT ${INVOICE_WITH_LINES_COLUMNS},
+  to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS page_cursor_ts
+  FROM invoices i WHERE i.tenant_id = $1`;
+const PAGE_ORDER = `ORDER BY i.created_at DESC, i.id DESC LIMIT $2`;
+const FIRST_PAGE_SQL = `${PAGE_SELECT} ${PAGE_ORDER}`;
+const PAGE_AFTER_SQL = `${PAGE_SELECT} AND (i.created_at, i.id) < (CAST($3 AS timestamp) AT TIME ZONE 'UTC', CAST($4 AS uuid)) ${PAGE_ORDER}`;
 
 interface InvoiceRow {
   id: string;
@@ -47,6 +62,10 @@ interface InvoiceRow {
   created_at: Date;
   updated_at: Date;
   lines: LineJson[];
+}
+
+interface PagePosition {
+  page_cursor_ts: string;
 }
 
 interface LineJson {
@@ -115,4 +134,15 @@ export async function retrieveInvoice(scope: TenantScope, id: string): Promise<I
   if (!row) return undefined;
   const { invoice, lines } = invoiceFromRow(row);
   return invoiceResource(invoice, lines);
+}
+
+/** A list page of the company's invoices as the API shows them (see ReadResource.list). */
+export async function listInvoices(scope: TenantScope, after: CursorPosition | undefined, take: number): Promise<KeysetRow<InvoiceDto>[]> {
+  const rows = after
+    ? await scope.hotQuery<InvoiceRow & PagePosition>('invoices-page-after', PAGE_AFTER_SQL, [take, after.createdAt, after.id])
+    : await scope.hotQuery<InvoiceRow & PagePosition>('invoices-page-first', FIRST_PAGE_SQL, [take]);
+  return rows.map((row) => {
+    const { invoice, lines } = invoiceFromRow(row);
+    return { item: invoiceResource(invoice, lines), position: { createdAt: row.page_cursor_ts, id: row.id } };
+  });
 }

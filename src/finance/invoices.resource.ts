@@ -2,7 +2,7 @@ import { Scope } from '../platform/catalog/scopes.js';
 import { readResource } from '../platform/resources/read-resource.js';
 import { InvoiceDto } from './dto/invoice.dto.js';
 import { invoiceResources } from './finance.representation.js';
-import { retrieveInvoice } from './invoice-rows.js';
+import { listInvoices, retrieveInvoice } from './invoice-rows.js';
 import { Invoice } from './invoice.entity.js';
 
 export const invoicesResource = readResource({
@@ -20,4 +20,5 @@ export const invoicesResource = readResource({
   searchable: ['number', 'notes'],
   represent: (invoices: Invoice[], scope) => invoiceResources(scope, invoices),
   retrieve: retrieveInvoice,
+  list: listInvoices,
 });

@@ -19,6 +19,13 @@ export interface PaginateOptions<T, R> {
   orderBy?: 'created_at' | 'updated_at';
 }
 
+/** A row of a plain-SQL page: its representation and its place in the keyset order. */
+export interface KeysetRow<R> {
+  item: R;
+  /** The ordering timestamp as `to_char(… AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')`, and the id. */
+  position: CursorPosition;
+}
+
 /**
  * Keyset pagination, newest first: `ORDER BY created_at DESC, id DESC`, the cursor holding the
  * last row's created_at to the microsecond and its id. A position, not an offset, so rows
@@ -51,26 +58,51 @@ export class Paginator implements OnModuleInit {
       .orderBy(column, 'DESC')
       .addOrderBy(`${alias}.id`, 'DESC')
       .limit(page.limit + 1);
-    // The cursor is signed for this list and its holder: another company's or key's is refused.
-    const context = `${options.list}\n${page.holder}`;
-    if (page.cursor !== undefined) {
-      const position = this.codec.decode(context, page.cursor);
-      if (!position) throw new DomainException(options.invalidCursor, 'The cursor is not one this list issued.', { field: 'cursor' });
+    const context = holderContext(options.list, page);
+    const after = this.after(context, page, options.invalidCursor);
+    if (after) {
       query.andWhere(`(${column}, ${alias}.id) < (CAST(:pageCursorTs AS timestamp) AT TIME ZONE 'UTC', CAST(:pageCursorId AS uuid))`, {
-        pageCursorTs: position.createdAt,
-        pageCursorId: position.id,
+        pageCursorTs: after.createdAt,
+        pageCursorId: after.id,
       });
     }
     const { entities, raw } = await query.getRawAndEntities();
-    const hasMore = entities.length > page.limit;
-    const rows = entities.slice(0, page.limit);
-    const last = rows.at(-1);
-    let nextCursor: string | null = null;
-    if (hasMore && last) {
+    const position = (last: T): CursorPosition => {
       const lastRaw = (raw as Record<string, string>[]).find((row) => row[`${alias}_id`] === last.id)!;
-      nextCursor = this.codec.encode(context, { createdAt: lastRaw.page_cursor_ts, id: last.id });
-    }
-    return { data: rows.map(options.map), next_cursor: nextCursor, has_more: hasMore };
+      return { createdAt: lastRaw.page_cursor_ts, id: last.id };
+    };
+    return this.finish(context, page, entities, position, options.map);
+  }
+
+  /**
+   * The same page, cursors and errors for a list read in plain SQL instead of a query builder:
+   * `fetch` answers up to `take` rows after `after` (from the start when undefined) in the
+   * order above, each with its position, so a cursor issued by either path is valid in the other.
+   */
+  async keysetPage<R>(
+    page: PageRequest,
+    options: Pick<PaginateOptions<never, R>, 'list' | 'invalidCursor'>,
+    fetch: (after: CursorPosition | undefined, take: number) => Promise<KeysetRow<R>[]>,
+  ): Promise<Page<R>> {
+    const context = holderContext(options.list, page);
+    const rows = await fetch(this.after(context, page, options.invalidCursor), page.limit + 1);
+    return this.finish(context, page, rows, (last) => last.position, (row) => row.item);
+  }
+
+  private after(context: string, page: PageRequest, invalidCursor: ErrorName): CursorPosition | undefined {
+    if (page.cursor === undefined) return undefined;
+    const position = this.codec.decode(context, page.cursor);
+    if (!position) throw new DomainException(invalidCursor, 'The cursor is not one this list issued.', { field: 'cursor' });
+    return position;
+  }
+
+  /** `rows`: up to one more than the limit, the extra one only telling that more exist. */
+  private finish<T, R>(context: string, page: PageRequest, rows: T[], position: (last: T) => CursorPosition, map: (row: T) => R): Page<R> {
+    const hasMore = rows.length > page.limit;
+    const shown = rows.slice(0, page.limit);
+    const last = shown.at(-1);
+    const nextCursor = hasMore && last ? this.codec.encode(context, position(last)) : null;
+    return { data: shown.map(map), next_cursor: nextCursor, has_more: hasMore };
   }
 
   /** One random signing key per database, created by whichever process asks first. */
@@ -82,4 +114,9 @@ export class Paginator implements OnModuleInit {
     const [{ value }] = await this.dataSource.query(`SELECT value FROM platform_settings WHERE name = 'cursor_secret'`);
     return value as string;
   }
+}
+
+/** The cursor is signed for its list and its holder: another company's or key's is refused. */
+function holderContext(list: string, page: PageRequest): string {
+  return `${list}\n${page.holder}`;
 }

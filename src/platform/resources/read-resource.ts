@@ -1,6 +1,8 @@
 import type { Type } from '@nestjs/common';
 import type { ListResource } from '../catalog/errors.js';
 import type { Scope } from '../catalog/scopes.js';
+import type { CursorPosition } from '../pagination/cursor-codec.js';
+import type { KeysetRow } from '../pagination/paginator.service.js';
 import type { TenantScope } from '../tenancy/tenant-data.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
 
@@ -38,6 +40,13 @@ export interface ReadResource<E extends TenantOwnedEntity = TenantOwnedEntity, R
    * representation (or undefined), instead of the query builder, hydration and `represent`.
    */
   readonly retrieve?: (scope: TenantScope, id: string) => Promise<R | undefined>;
+  /**
+   * Optional fast list page for a hot resource, the list's counterpart of `retrieve`: up to
+   * `take` representations after `after` (from the newest when undefined), newest first by
+   * `created_at` then `id`, each with its position, in one prepared statement. The reader keeps
+   * cursors, limits and `has_more`, so both paths page alike.
+   */
+  readonly list?: (scope: TenantScope, after: CursorPosition | undefined, take: number) => Promise<KeysetRow<R>[]>;
 }
 
 /** Declares a resource whose representation maps each row on its own. */

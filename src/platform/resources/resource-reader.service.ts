@@ -20,9 +20,11 @@ export class ResourceReader {
     @Inject(Paginator) private readonly paginator: Paginator,
   ) {}
 
-  /** Newest first by creation (the REST list). */
+  /** Newest first by creation (the REST list and the `list_` tool); the resource's own `list` when it has one. */
   list<E extends TenantOwnedEntity, R extends object>(resource: ReadResource<E, R>, tenantId: string, page: PageRequest): Promise<Page<R>> {
     const scope = this.data.forTenant(tenantId);
+    const fastList = resource.list;
+    if (fastList) return this.paginator.keysetPage(page, this.pageOptions(resource, resource.name), (after, take) => fastList(scope, after, take));
     return this.page(resource, scope, this.scoped(resource, scope), page, resource.name, 'created_at');
   }
 
@@ -79,13 +81,12 @@ export class ResourceReader {
     list: string,
     orderBy: 'created_at' | 'updated_at',
   ): Promise<Page<R>> {
-    const rows = await this.paginator.paginate(query, page, {
-      list,
-      invalidCursor: resourceErrorNames(resource.name).invalidCursor,
-      map: (row: E) => row,
-      orderBy,
-    });
+    const rows = await this.paginator.paginate(query, page, { ...this.pageOptions(resource, list), map: (row: E) => row, orderBy });
     return { ...rows, data: await resource.represent(rows.data, scope) };
+  }
+
+  private pageOptions(resource: Pick<ReadResource, 'name'>, list: string) {
+    return { list, invalidCursor: resourceErrorNames(resource.name).invalidCursor };
   }
 }
 
