@@ -45,6 +45,13 @@ export function summarise(path, top = 15) {
   return [...counts].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, samples]) => ({ name, share: samples / busy }));
 }
 
+/** The share of the profile's samples in which the process was idle (waiting for I/O). */
+export function idleShare(path) {
+  const profile = JSON.parse(readFileSync(path, 'utf8'));
+  const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
+  return profile.samples.filter((id) => idle.has(id)).length / profile.samples.length;
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const { name, share } of summarise(process.argv[2], Number(process.argv[3] ?? 15))) {
     console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${name}`);

@@ -7,10 +7,15 @@
 //   3. baseline: a bare loop that signs the same envelopes and POSTs them with undici at the
 //      worker's concurrency, with no queue and no database: deliveries/s.
 // Ends with one line `RESULT {json}`. Needs the local PostgreSQL and Redis; creates and drops its
-// own database and Redis prefix.
+// own database and Redis prefix. BENCH_PROFILE=1 instead profiles the worker (`--cpu-prof`) through
+// warm-up and burst, ends it after the burst, and prints the burst's rate, how much of the
+// profile the worker was idle and where its busy time went (no latency or baseline phase).
 import { fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
@@ -22,11 +27,13 @@ import { decodeSecretsKey, sealWith } from '../dist/platform/crypto/secrets-ciph
 import { renderEnvelope } from '../dist/webhooks/delivery/webhook-envelope.js';
 import { signWebhook } from '../dist/webhooks/delivery/webhook-signature.js';
 import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
+import { idleShare, summarise } from './profile-summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BURST = Number(process.env.BENCH_BURST ?? 5000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PROFILE_DIR = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-webhooks-profile-')) : undefined;
 const CONCURRENCY = QUEUE_SETTINGS['webhook-delivery'].concurrency;
 const run = randomBytes(4).toString('hex');
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/integrations_bench_${run}`;
@@ -124,7 +131,9 @@ async function main() {
   const [{ port }] = await once(receiver, 'message');
   const url = `http://localhost:${port}/hook`;
   const { tenantId, secret } = await seed(db, url);
-  const worker = spawn(process.execPath, ['dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const profileArgs = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, '--import', './bench/exit-on-message.js'] : [];
+  const worker = spawn(process.execPath, [...profileArgs, 'dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = once(worker, 'exit');
   try {
     // Warm-up: the worker is up, connected and its connection pool to the receiver is open.
     await commitEvents(db, tenantId, Array.from({ length: 200 }, (_, n) => envelope(n)));
@@ -138,6 +147,15 @@ async function main() {
     const lastArrival = Math.max(...(await ask(receiver, 'arrivals', 'arrivals')).map(([, at]) => at));
     const deliveriesPerSecond = BURST / ((lastArrival - burstStart) / 1000);
     receiver.send('reset');
+    if (PROFILE_DIR) {
+      worker.send('exit');
+      await exited;
+      const file = join(PROFILE_DIR, readdirSync(PROFILE_DIR).find((name) => name.endsWith('.cpuprofile')));
+      console.log(`service: ${Math.round(deliveriesPerSecond)} deliveries/s (one worker, ${BURST} events, profiled)`);
+      console.log(`worker profile ${file}: idle ${(idleShare(file) * 100).toFixed(0)} % of the time; self time, share of busy time:`);
+      for (const { name, share } of summarise(file, 25)) console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
+      return;
+    }
 
     const committedAt = new Map();
     const total = RATE * SECONDS;
@@ -174,7 +192,7 @@ async function main() {
     console.log(`RESULT ${JSON.stringify(result)}`);
   } finally {
     worker.kill('SIGTERM');
-    await once(worker, 'exit');
+    await exited;
     receiver.send('stop');
     await db.end();
     await dropDatabase(DATABASE_URL);
