@@ -50,7 +50,12 @@ CREATE TABLE webhook_deliveries (
   -- Only a pending delivery waits for an attempt; only a failed one has a reason.
   CONSTRAINT webhook_deliveries_next_attempt_pending CHECK ((status = 'pending') = (next_attempt_at IS NOT NULL)),
   CONSTRAINT webhook_deliveries_error_class_failed CHECK ((status = 'failed') = (error_class IS NOT NULL))
-);
+)
+-- Room on each page for the lease: it changes only unindexed columns (leased_until,
+-- lease_token), so PostgreSQL can write it as a heap-only update without touching the table's
+-- indexes, but only if the page has space. Full pages (fillfactor 100) made 60 % of the leases
+-- in a burst rewrite every index; at 70, a third.
+WITH (fillfactor = 70);
 -- Fan-out is idempotent: one original delivery per event and endpoint.
 CREATE UNIQUE INDEX webhook_deliveries_event_endpoint_key ON webhook_deliveries (event_id, endpoint_id) WHERE replayed_from IS NULL;
 -- The deliveries list of an endpoint, newest first.
@@ -58,7 +63,9 @@ CREATE INDEX webhook_deliveries_endpoint_created_idx ON webhook_deliveries (endp
 -- The sweep: pending deliveries by due time.
 CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_replayed_from_idx ON webhook_deliveries (replayed_from) WHERE replayed_from IS NOT NULL;
-CREATE INDEX webhook_deliveries_tenant_idx ON webhook_deliveries (tenant_id);
+-- No index on tenant_id alone: the unique (tenant_id, id) serves lookups by company, and with a
+-- second candidate the attempts' foreign-key check (a plan cached per connection, made while the
+-- table was young) scanned all of a company's deliveries per recorded attempt.
 
 CREATE TABLE webhook_delivery_attempts (
   id               uuid PRIMARY KEY DEFAULT gen_random_uuid(),
