@@ -1,6 +1,15 @@
 import { DomainException } from '../platform/errors/domain.exception.js';
-import { assertDueNotBeforeIssue, parseCreateInvoice, parseInvoiceChanges, parseVoidRequest } from './invoice-input.js';
+import { validateBody } from '../platform/validation/validated-body.js';
+import { CreateInvoiceDto } from './dto/create-invoice.dto.js';
+import { UpdateInvoiceDto } from './dto/update-invoice.dto.js';
+import { VoidInvoiceDto } from './dto/void-invoice.dto.js';
+import { assertDueNotBeforeIssue, toCreateInvoiceInput, toInvoiceChanges, toVoidReason } from './invoice-input.js';
 import { formatDecimal } from './invoice-totals.js';
+
+// What the routes do with a body: the one validation path (`@ValidBody`), then the conversion.
+const parseCreateInvoice = (body: unknown, today: string) => toCreateInvoiceInput(validateBody(CreateInvoiceDto, body, { today }), today);
+const parseInvoiceChanges = (body: unknown) => toInvoiceChanges(validateBody(UpdateInvoiceDto, body));
+const parseVoidRequest = (body: unknown) => ({ reason: toVoidReason(validateBody(VoidInvoiceDto, body)) });
 
 const TODAY = '2026-05-16';
 const CUSTOMER = '0b7c6c1e-6a55-4d0e-9d7c-0f4c6a1e2b3c';

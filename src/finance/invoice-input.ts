@@ -1,9 +1,8 @@
 import { DomainException } from '../platform/errors/domain.exception.js';
-import { validateBody } from '../platform/validation/validated-body.js';
-import { CreateInvoiceDto } from './dto/create-invoice.dto.js';
+import type { CreateInvoiceDto } from './dto/create-invoice.dto.js';
 import { defaultDueDate } from './dto/invoice-checks.js';
-import { UpdateInvoiceDto } from './dto/update-invoice.dto.js';
-import { VoidInvoiceDto } from './dto/void-invoice.dto.js';
+import type { UpdateInvoiceDto } from './dto/update-invoice.dto.js';
+import type { VoidInvoiceDto } from './dto/void-invoice.dto.js';
 import { InvoiceValidationFailedException } from './finance.errors.js';
 import { type Decimal, decimalOf } from './invoice-totals.js';
 
@@ -69,11 +68,6 @@ export function toCreateInvoiceInput(body: CreateInvoiceDto, today: string): Cre
   };
 }
 
-/** Validates and converts POST /v1/invoices. */
-export function parseCreateInvoice(body: unknown, today: string): CreateInvoiceInput {
-  return toCreateInvoiceInput(validateBody(CreateInvoiceDto, body, { today }), today);
-}
-
 /** A validated PATCH body as changes; a body naming none of the writable fields is `no_writable_fields`. */
 export function toInvoiceChanges(body: UpdateInvoiceDto): InvoiceChanges {
   const changes: InvoiceChanges = {};
@@ -88,11 +82,6 @@ export function toInvoiceChanges(body: UpdateInvoiceDto): InvoiceChanges {
   return changes;
 }
 
-/** Validates and converts PATCH /v1/invoices/{id}: only the writable header fields; null clears `notes` only. */
-export function parseInvoiceChanges(body: unknown): InvoiceChanges {
-  return toInvoiceChanges(validateBody(UpdateInvoiceDto, body));
-}
-
 /** The rule on the invoice as it will be: due_date must not be before issue_date. */
 export function assertDueNotBeforeIssue(issueDate: string, dueDate: string): void {
   if (dueDate < issueDate) {
@@ -100,7 +89,7 @@ export function assertDueNotBeforeIssue(issueDate: string, dueDate: string): voi
   }
 }
 
-/** Validates and converts the optional body of POST /v1/invoices/{id}/void: `{ "reason": string|null }`. */
-export function parseVoidRequest(body: unknown): { reason: string | null } {
-  return { reason: orNull(validateBody(VoidInvoiceDto, body).reason) };
+/** The reason of a validated void body (optional, `{ "reason": string|null }`): null when not given. */
+export function toVoidReason(body: VoidInvoiceDto): string | null {
+  return orNull(body.reason);
 }

@@ -20,7 +20,7 @@ import {
   InvoiceNotFoundException,
 } from './finance.errors.js';
 import { invoiceResources } from './finance.representation.js';
-import { assertDueNotBeforeIssue, type InvoiceLineInput, toCreateInvoiceInput, toInvoiceChanges } from './invoice-input.js';
+import { assertDueNotBeforeIssue, type InvoiceLineInput, toCreateInvoiceInput, toInvoiceChanges, toVoidReason } from './invoice-input.js';
 import { InvoiceLine } from './invoice-line.entity.js';
 import { VOIDABLE_STATUSES } from './invoice-status.js';
 import { decimalEquals, type Decimal, formatDecimal, invoiceTotals, lineAmounts, parseDecimal, withinMaxMinor } from './invoice-totals.js';
@@ -129,7 +129,7 @@ export class InvoicesService {
    * makes a concurrent second void wait and then find the invoice already void.
    */
   async void(auth: AuthContext, id: string, body: VoidInvoiceDto): Promise<InvoiceDto> {
-    const reason = body.reason ?? null;
+    const reason = toVoidReason(body);
     return this.data.transaction(auth.tenantId, async (scope) => {
       const invoice = await this.find(scope, id, true);
       if (!VOIDABLE_STATUSES.includes(invoice.status)) {

@@ -11,11 +11,10 @@ import { onRequestDone, requestLogLine } from '../platform/logging/request-log.j
 import { rateLimitHeader, rateLimitPolicyHeader, retryAfterSeconds } from '../platform/rate-limit/rate-limit-headers.js';
 import { mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
 import { RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
-import { traceIdFrom } from '../platform/tracing/trace-id.js';
+import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, ToolServer } from './tool-server.js';
 
-export const TRACE_HEADER = 'x-trace-id';
 const BODY_LIMIT_BYTES = 1024 * 1024;
 const TENANT_HEADER = 'x-oh-tenant';
 
@@ -150,9 +149,7 @@ export class McpHttpService {
   }
 
   private problem(response: ServerResponse, problem: Problem): void {
-    const headers: Record<string, string> = { 'content-type': PROBLEM_CONTENT_TYPE, ...problem.headers };
-    if (problem.body.status === 401) headers['WWW-Authenticate'] = 'Bearer realm="mcp"';
-    response.writeHead(problem.body.status, headers).end(JSON.stringify(problem.body));
+    response.writeHead(problem.body.status, { 'content-type': PROBLEM_CONTENT_TYPE, ...problem.headers }).end(JSON.stringify(problem.body));
   }
 }
 

@@ -14,7 +14,7 @@ export class McpServerModule {
       module: McpServerModule,
       imports: [McpModule, RateLimitModule, ReadResourcesModule.register(sources.resources, { routes: false })],
       providers: [{ provide: TOOL_SOURCES, useValue: sources }, ToolCatalog, ToolServer, McpHttpService],
-      exports: [McpHttpService, ToolCatalog],
+      exports: [McpHttpService],
     };
   }
 }

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
-import { hashSecret, secretMatches } from '../platform/auth/api-key-token.js';
+import { secretMatchesStored } from '../platform/auth/api-key-token.js';
+import { bearerToken } from '../platform/auth/bearer-credentials.js';
+import { hotQuery } from '../platform/database/hot-query.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
 import { Tenant } from '../platform/tenancy/tenant.entity.js';
 import { User } from '../platform/tenancy/user.entity.js';
@@ -24,8 +26,6 @@ export interface McpCaller {
   /** The current permissions of the person who created the token. */
   permissions: string[];
 }
-
-const DUMMY_HASH = hashSecret('not-a-token');
 
 // One statement per request: the token, its company and its person's permissions as they are now.
 const AUTHENTICATE_SQL = `
@@ -82,14 +82,13 @@ export class McpTokensService {
    * the same 401, so nothing can be probed.
    */
   async authenticate(authorization: string | undefined, tenantHeader: string | undefined): Promise<McpCaller> {
-    const token = /^Bearer +(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    const token = bearerToken(authorization);
     const parsed = token ? parseMcpToken(token) : null;
     const tenant = tenantHeader?.trim();
     if (!parsed || !tenant) throw unauthenticated();
 
-    const [row] = (await this.dataSource.query(AUTHENTICATE_SQL, [parsed.prefix])) as AuthenticateRow[];
-    const valid = secretMatches(parsed.secret, row?.secret_hash ?? DUMMY_HASH) && row !== undefined;
-    if (!valid || row.revoked_at !== null || !row.tenant_active || (tenant !== row.tenant_slug && tenant !== row.tenant_id)) {
+    const [row] = await hotQuery<AuthenticateRow>(this.dataSource, 'mcp-token-by-prefix', AUTHENTICATE_SQL, [parsed.prefix]);
+    if (!secretMatchesStored(parsed.secret, row?.secret_hash) || !row || row.revoked_at !== null || !row.tenant_active || (tenant !== row.tenant_slug && tenant !== row.tenant_id)) {
       throw unauthenticated();
     }
     return { tokenId: row.id, tenantId: row.tenant_id, userId: row.user_id, tools: row.tools, permissions: row.permissions };
@@ -100,5 +99,7 @@ function unauthenticated(): DomainException {
   return new DomainException(
     'McpUnauthenticated',
     'Send "Authorization: Bearer oht_…" with an active agent-tool token and "X-OH-Tenant" with its company\'s slug or id.',
+    {},
+    { 'WWW-Authenticate': 'Bearer realm="mcp"' },
   );
 }

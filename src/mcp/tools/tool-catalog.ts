@@ -52,7 +52,6 @@ const cursor = z.string().min(1).max(1000).optional().describe('The next_cursor 
 @Injectable()
 export class ToolCatalog {
   readonly tools: readonly AgentTool[];
-  private readonly byName: ReadonlyMap<string, AgentTool>;
 
   constructor(
     @Inject(TOOL_SOURCES) sources: ToolSources,
@@ -60,11 +59,6 @@ export class ToolCatalog {
     @Inject(TenantData) private readonly data: TenantData,
   ) {
     this.tools = [...sources.resources.flatMap((resource) => this.resourceTools(resource)), ...sources.summaries.map((summary) => this.summaryTool(summary))];
-    this.byName = new Map(this.tools.map((tool) => [tool.name, tool]));
-  }
-
-  find(name: string): AgentTool | undefined {
-    return this.byName.get(name);
   }
 
   private resourceTools(resource: ReadResource<any, any>): AgentTool[] {

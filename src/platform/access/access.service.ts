@@ -73,9 +73,4 @@ export class AccessService {
     if (event.personalData && !subscriber.personalDataGranted) return 'pii_capability_blocked';
     return null;
   }
-
-  /** The permission name a person needs for a read scope (`int:fin.invoices:read` → `fin.invoices:read`). */
-  permissionFor(scope: Scope): string {
-    return permissionForScope(scope);
-  }
 }

@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { hotQuery } from '../database/hot-query.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { apiKeyState } from './api-key.entity.js';
-import { hashSecret, type ParsedApiKey, secretMatches } from './api-key-token.js';
+import { type ParsedApiKey, secretMatchesStored } from './api-key-token.js';
 import { AuthCache, type KeyRecord } from './auth-cache.js';
 import { AUTH_ACKS_CHANNEL, AUTH_CHANGES_CHANNEL, AUTH_LISTENER_APPLICATION } from './auth-changes.js';
 import type { AuthContext } from './auth-context.js';
@@ -15,7 +15,6 @@ import { invalidToken } from './bearer-credentials.js';
 /** The safety net: a cached key is read again after this long even if no notification came. */
 export const AUTH_CACHE_TTL_MS = 10_000;
 const RELISTEN_DELAY_MS = 1_000;
-const DUMMY_HASH = hashSecret('not-a-key');
 
 const KEY_SQL = `
   SELECT k.id, k.tenant_id, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.deleted_at, k.created_by_user_id,
@@ -79,8 +78,7 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
    */
   async authenticate(credentials: ParsedApiKey): Promise<AuthContext> {
     const key = await this.find(credentials.prefix);
-    const valid = secretMatches(credentials.secret, key?.secretHash ?? DUMMY_HASH) && key !== undefined;
-    if (!valid || apiKeyState(key) !== 'active') throw invalidToken('The API key is invalid, revoked, expired or deleted.');
+    if (!secretMatchesStored(credentials.secret, key?.secretHash) || !key || apiKeyState(key) !== 'active') throw invalidToken('The API key is invalid, revoked, expired or deleted.');
     if (!key.tenantActive) throw new DomainException('TenantNotFound', 'The company of this API key is no longer active.');
     return { tenantId: key.tenantId, tenantSlug: key.tenantSlug, apiKeyId: key.id, scopes: key.scopes, userId: key.userId };
   }

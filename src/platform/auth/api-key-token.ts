@@ -48,3 +48,13 @@ export function secretMatches(secret: string, storedHash: Buffer): boolean {
   const candidate = hashSecret(secret);
   return storedHash.length === candidate.length && timingSafeEqual(candidate, storedHash);
 }
+
+const DUMMY_HASH = hashSecret('no-such-credential');
+
+/**
+ * Whether `secret` matches a stored hash that may not exist: an unknown prefix still costs one
+ * hash and one constant-time comparison, so its answer takes as long as a wrong secret's.
+ */
+export function secretMatchesStored(secret: string, storedHash: Buffer | undefined): boolean {
+  return secretMatches(secret, storedHash ?? DUMMY_HASH) && storedHash !== undefined;
+}

@@ -3,7 +3,6 @@ import { DomainException } from '../errors/domain.exception.js';
 import { type ParsedApiKey, parseApiKey } from './api-key-token.js';
 
 const REALM = 'realm="Integrations API"';
-const BEARER = /^Bearer +(\S+)\s*$/i;
 
 /** A 401 whose `WWW-Authenticate` carries RFC 6750's error code (none when no credentials were sent). */
 function unauthenticated(detail: string, error?: 'invalid_request' | 'invalid_token'): DomainException {
@@ -11,6 +10,11 @@ function unauthenticated(detail: string, error?: 'invalid_request' | 'invalid_to
 }
 
 export const invalidToken = (detail: string): DomainException => unauthenticated(detail, 'invalid_token');
+
+/** The token of an `Authorization: Bearer <token>` value, for API keys and agent-tool tokens alike. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer +(\S+)\s*$/i.exec(header ?? '')?.[1];
+}
 
 /** Places a key must not be sent, because proxies, browsers and logs keep URLs and custom headers. */
 const MISPLACED_QUERY = ['access_token', 'api_key'];
@@ -35,7 +39,7 @@ export function bearerCredentials(request: Request): ParsedApiKey {
   }
   const header = request.headers.authorization;
   if (header === undefined) throw unauthenticated('Send an API key as "Authorization: Bearer oh_live_…".');
-  const token = BEARER.exec(header)?.[1];
+  const token = bearerToken(header);
   if (!token) throw invalidToken('Send an API key as "Authorization: Bearer oh_live_…".');
   if (token.startsWith('oht_')) throw invalidToken('Agent-tool tokens are accepted only by the tool server.');
   const parsed = parseApiKey(token);

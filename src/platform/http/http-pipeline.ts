@@ -9,13 +9,12 @@ import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../errors/problem
 import { type Logger, PINO_LOGGER } from '../logging/logging.module.js';
 import { onRequestDone, requestLogLine } from '../logging/request-log.js';
 import { Metrics } from '../metrics/metrics.service.js';
-import { traceIdFrom } from '../tracing/trace-id.js';
+import { TRACE_HEADER, traceIdFrom } from '../tracing/trace-id.js';
 import { allowedMethods } from './allowed-methods.js';
 import { checkBody, checkQuery, hasBody } from './request-checks.js';
 import { securityHeaders } from './security-headers.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
-export const TRACE_HEADER = 'x-trace-id';
 export const BODY_LIMIT = '1mb';
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

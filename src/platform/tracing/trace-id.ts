@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
+/** The response header that carries every request's trace id, on the API and the tool server alike. */
+export const TRACE_HEADER = 'x-trace-id';
+
 const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
 
 /** Fresh ids are cut from one random buffer per 256 ids: one call into the CSPRNG instead of one per request. */
