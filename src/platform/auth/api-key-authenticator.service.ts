@@ -16,25 +16,13 @@ import { invalidToken } from './bearer-credentials.js';
 export const AUTH_CACHE_TTL_MS = 10_000;
 const RELISTEN_DELAY_MS = 1_000;
 
+// Named as KeyRecord's fields, so a row is the record.
 const KEY_SQL = `
-  SELECT k.id, k.tenant_id, k.secret_hash, k.scopes, k.expires_at, k.revoked_at, k.deleted_at, k.created_by_user_id,
-         t.slug AS tenant_slug, t.active AS tenant_active
+  SELECT k.id, k.tenant_id AS "tenantId", t.slug AS "tenantSlug", t.active AS "tenantActive", k.secret_hash AS "secretHash",
+         k.scopes, k.expires_at AS "expiresAt", k.revoked_at AS "revokedAt", k.deleted_at AS "deletedAt", k.created_by_user_id AS "userId"
     FROM api_keys k
     JOIN tenants t ON t.id = k.tenant_id
    WHERE k.prefix = $1`;
-
-interface KeyRow {
-  id: string;
-  tenant_id: string;
-  secret_hash: Buffer;
-  scopes: string[];
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  deleted_at: Date | null;
-  created_by_user_id: string | null;
-  tenant_slug: string;
-  tenant_active: boolean;
-}
 
 /**
  * Resolves an API key to its caller without a database round trip on the hot path: keys and
@@ -87,20 +75,8 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
     const cached = this.listening ? this.cache.get(prefix) : undefined;
     if (cached) return cached;
     const generation = this.cache.generation;
-    const [row] = await hotQuery<KeyRow>(this.dataSource, 'api-key-by-prefix', KEY_SQL, [prefix]);
-    if (!row) return undefined;
-    const key: KeyRecord = {
-      id: row.id,
-      tenantId: row.tenant_id,
-      tenantSlug: row.tenant_slug,
-      tenantActive: row.tenant_active,
-      secretHash: row.secret_hash,
-      scopes: row.scopes,
-      expiresAt: row.expires_at,
-      revokedAt: row.revoked_at,
-      deletedAt: row.deleted_at,
-      userId: row.created_by_user_id,
-    };
+    const [key] = await hotQuery<KeyRecord>(this.dataSource, 'api-key-by-prefix', KEY_SQL, [prefix]);
+    if (!key) return undefined;
     if (this.listening) this.cache.set(prefix, key, generation);
     return key;
   }

@@ -7,7 +7,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { ApiKey, apiKeyState, type ApiKeyState } from './api-key.entity.js';
 import { TenantData } from '../tenancy/tenant-data.js';
 import { ApiKeyHooks } from './api-key-hooks.js';
-import { afterEveryProcessDropped } from './auth-changes.js';
+import { afterEveryProcessDropped, keyChange } from './auth-changes.js';
 import { generateApiKey } from './api-key-token.js';
 
 export interface CreateApiKeyInput {
@@ -60,7 +60,7 @@ export class ApiKeysService {
           if (change === 'revoked') await this.hooks.runRevoked({ id, tenantId: changed.tenantId }, this.data.forTenant(changed.tenantId, manager));
           return changed;
         }),
-      (changed) => `key:${changed.prefix}`,
+      (changed) => keyChange(changed.prefix),
     );
     return { id, state: apiKeyState(key) };
   }

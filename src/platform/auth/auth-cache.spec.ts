@@ -1,3 +1,4 @@
+import { keyChange, tenantChange } from './auth-changes.js';
 import { AuthCache, type KeyRecord } from './auth-cache.js';
 
 const record = (tenantId: string): KeyRecord => ({
@@ -32,16 +33,16 @@ describe('AuthCache', () => {
     keys.set('a', record('t1'), keys.generation);
     keys.set('b', record('t1'), keys.generation);
     keys.set('c', record('t2'), keys.generation);
-    keys.invalidate('key:c');
+    keys.invalidate(keyChange('c'));
     expect(keys.get('c')).toBeUndefined();
-    keys.invalidate('tenant:t1');
+    keys.invalidate(tenantChange('t1'));
     expect([keys.get('a'), keys.get('b')]).toEqual([undefined, undefined]);
   });
 
   it('does not store what a lookup read before an invalidation arrived', () => {
     const keys = cache();
     const generation = keys.generation;
-    keys.invalidate('key:a');
+    keys.invalidate(keyChange('a'));
     keys.set('a', record('t1'), generation);
     expect(keys.get('a')).toBeUndefined();
   });

@@ -3,6 +3,10 @@ import pg from 'pg';
 /** The channel the `api_keys` and `tenants` triggers notify (migration auth-change-notifications). */
 export const AUTH_CHANGES_CHANNEL = 'auth_changes';
 
+/** The payloads the triggers send, as `AuthCache.invalidate` reads them. */
+export const keyChange = (prefix: string): string => `key:${prefix}`;
+export const tenantChange = (tenantId: string): string => `tenant:${tenantId}`;
+
 /** Where an API process confirms, with the change's own payload, that its cache dropped it. */
 export const AUTH_ACKS_CHANNEL = 'auth_change_acks';
 

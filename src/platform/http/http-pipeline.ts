@@ -86,7 +86,11 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     next();
   });
   app.use((request: Request, _response: Response, next: NextFunction) => {
-    checkQuery(request.query);
+    // Express 5's `query` is a getter that parses the query string again at every read (here, the
+    // key check, the page parameters, Nest's @Query): parse it once for all of them.
+    const query = request.query;
+    Object.defineProperty(request, 'query', { value: query, writable: true, enumerable: true, configurable: true });
+    checkQuery(query);
     next();
   });
   const expressApp = app.getHttpAdapter().getInstance() as Application;

@@ -79,7 +79,7 @@ export class TenantScope {
    * company's id is always `$1`, and the text must use it; `parameters` are `$2`, `$3`, ….
    */
   async query<R = Record<string, unknown>>(sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
-    if (!/\$1(?!\d)/.test(sql)) throw new Error('A tenant-scoped statement must use the company id ($1)');
+    requireTenantParameter(sql);
     return this.manager.query(sql, [this.tenantId, ...parameters]);
   }
 
@@ -88,7 +88,7 @@ export class TenantScope {
    * hotQuery); like `query`, the company's id is `$1`. Outside a transaction only.
    */
   async hotQuery<R>(name: string, sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
-    if (!/\$1(?!\d)/.test(sql)) throw new Error('A tenant-scoped statement must use the company id ($1)');
+    requireTenantParameter(sql);
     return hotQuery<R>(this.manager.connection, name, sql, [this.tenantId, ...parameters]);
   }
 
@@ -185,4 +185,8 @@ export class TenantRepository<E extends TenantOwned> {
 
 function requireTenant(tenantId: string): void {
   if (typeof tenantId !== 'string' || tenantId.length === 0) throw new Error('A tenant scope needs the company id');
+}
+
+function requireTenantParameter(sql: string): void {
+  if (!/\$1(?!\d)/.test(sql)) throw new Error('A tenant-scoped statement must use the company id ($1)');
 }
