@@ -89,6 +89,10 @@ CREATE TABLE webhook_delivery_attempts (
   CONSTRAINT webhook_delivery_attempts_outcome CHECK ((response_status IS NULL) <> (error_kind IS NULL))
 );
 CREATE INDEX webhook_delivery_attempts_endpoint_started_idx ON webhook_delivery_attempts (endpoint_id, started_at DESC);
+-- Auto-disable looks up an endpoint's last success after each failure: one probe here, instead of
+-- a walk back over every failure since.
+CREATE INDEX webhook_delivery_attempts_endpoint_success_idx ON webhook_delivery_attempts (endpoint_id, started_at DESC)
+  WHERE response_status BETWEEN 200 AND 299;
 CREATE INDEX webhook_delivery_attempts_tenant_idx ON webhook_delivery_attempts (tenant_id);
 
 -- migrate:down

@@ -44,22 +44,30 @@ export class AutoDisable {
 
   private async reasonToDisable(scope: TenantScope, endpointId: string, now: Date, dead: boolean): Promise<AutoDisableReason | null> {
     const config = this.config;
-    const [gone] = await scope.query<{ n: number; all_gone: boolean }>(
-      `SELECT count(*)::int AS n, bool_and(response_status IS NOT DISTINCT FROM 410) AS all_gone
-         FROM (SELECT response_status FROM webhook_delivery_attempts WHERE tenant_id = $1 AND endpoint_id = $2 ORDER BY started_at DESC LIMIT $3) AS recent`,
-      [endpointId, config.WEBHOOK_DISABLE_GONE_STREAK],
-    );
-    if (gone.n >= config.WEBHOOK_DISABLE_GONE_STREAK && gone.all_gone) return 'auto_410_repeat';
-
-    const [streak] = await scope.query<{ n: number; since: Date | null; last_success_at: Date | null }>(
+    // One statement, each part an index probe however long the endpoint has been failing: the last
+    // success comes from the partial index of successes, the streak's start is the first attempt
+    // after it, and the streak is counted only as far as the threshold it is compared with.
+    const [streak] = await scope.query<{ recent: number; recent_all_gone: boolean; n: number; since: Date | null; last_success_at: Date | null }>(
       `WITH last_success AS (
-         SELECT max(started_at) AS at FROM webhook_delivery_attempts WHERE tenant_id = $1 AND endpoint_id = $2 AND response_status BETWEEN 200 AND 299
+         SELECT started_at AS at FROM webhook_delivery_attempts
+          WHERE tenant_id = $1 AND endpoint_id = $2 AND response_status BETWEEN 200 AND 299
+          ORDER BY started_at DESC LIMIT 1
+       ), recent AS (
+         SELECT response_status FROM webhook_delivery_attempts WHERE tenant_id = $1 AND endpoint_id = $2 ORDER BY started_at DESC LIMIT $3
        )
-       SELECT count(*)::int AS n, min(started_at) AS since, (SELECT at FROM last_success) AS last_success_at
-         FROM webhook_delivery_attempts
-        WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > coalesce((SELECT at FROM last_success), '-infinity')`,
-      [endpointId],
+       SELECT (SELECT count(*)::int FROM recent) AS recent,
+              (SELECT bool_and(response_status IS NOT DISTINCT FROM 410) FROM recent) AS recent_all_gone,
+              (SELECT count(*)::int FROM (
+                 SELECT 1 FROM webhook_delivery_attempts
+                  WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > coalesce((SELECT at FROM last_success), '-infinity') LIMIT $4
+              ) AS capped) AS n,
+              (SELECT min(started_at) FROM webhook_delivery_attempts
+                WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > coalesce((SELECT at FROM last_success), '-infinity')) AS since,
+              (SELECT at FROM last_success) AS last_success_at`,
+      [endpointId, config.WEBHOOK_DISABLE_GONE_STREAK, config.WEBHOOK_DISABLE_CONSECUTIVE_FAILURES],
     );
+    if (streak.recent >= config.WEBHOOK_DISABLE_GONE_STREAK && streak.recent_all_gone) return 'auto_410_repeat';
+
     const since: Date | null = streak.since;
     if (since && streak.n >= config.WEBHOOK_DISABLE_CONSECUTIVE_FAILURES && now.getTime() - since.getTime() >= config.WEBHOOK_DISABLE_FAILURE_PERIOD_MS) {
       return 'auto_consecutive_failures';
