@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ApiKeysService } from '../platform/auth/api-keys.service.js';
 import { isScope, type Scope } from '../platform/catalog/scopes.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
+import { parseRfc3339DateTime } from '../platform/validation/rfc3339.js';
 import { type CommandGroupDeps, list } from './cli-program.js';
 
 function scopes(values: string[]): Scope[] {
@@ -12,10 +13,9 @@ function scopes(values: string[]): Scope[] {
 }
 
 function timestamp(value: string): Date {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value) || Number.isNaN(Date.parse(value))) {
-    throw new Error(`not an RFC 3339 timestamp: ${value}`);
-  }
-  return new Date(value);
+  const date = parseRfc3339DateTime(value);
+  if (!date) throw new Error(`not an RFC 3339 timestamp: ${value}`);
+  return date;
 }
 
 /** Companies, people and API keys (operations.md). */

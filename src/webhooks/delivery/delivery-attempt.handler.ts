@@ -120,8 +120,7 @@ export class DeliveryAttemptHandler {
     const outcome = this.judge(attempt, record, now);
     await this.finish(delivery, token, outcome, { ...record, attempt });
 
-    const failedAttempt = !('responseStatus' in record) || record.responseStatus < 200 || record.responseStatus > 299;
-    if (failedAttempt) await this.autoDisable.afterFailure(delivery.tenant_id, delivery.endpoint_id, now, outcome.status === 'dead');
+    if (outcome.status !== 'delivered') await this.autoDisable.afterFailure(delivery.tenant_id, delivery.endpoint_id, now, outcome.status === 'dead');
     if (outcome.retryInMs !== null) {
       const why = 'responseStatus' in record ? `receiver answered ${record.responseStatus}` : `${record.errorKind} error`;
       throw new ExpectedRetry(`delivery ${delivery.id} attempt ${attempt}: ${why}`, outcome.retryInMs);

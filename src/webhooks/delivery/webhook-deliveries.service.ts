@@ -10,11 +10,11 @@ import type { WebhookEndpoint } from '../webhook-endpoint.entity.js';
 import { WebhookEndpointsService } from '../webhook-endpoints.service.js';
 import { toAttemptDto, toDeliveryDto, type WebhookDeliveryDetailDto, type WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity.js';
+import { parseRfc3339DateTime } from '../../platform/validation/rfc3339.js';
 
 /** Most deliveries one replay_failed call queues (spec section 8). */
 export const REPLAY_FAILED_BATCH = 1000;
 const DAY_MS = 24 * 3600 * 1000;
-const RFC3339_DATE_TIME = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** The deliveries API: reading an endpoint's deliveries and replaying them (spec section 4). */
 @Injectable()
@@ -119,8 +119,8 @@ function assertCanReceive(endpoint: WebhookEndpoint): void {
 /** `since`: an RFC 3339 date-time with a time zone; absent means 24 hours ago. */
 export function parseSince(since: unknown, now = new Date()): Date {
   if (since === undefined) return new Date(now.getTime() - DAY_MS);
-  const parsed = typeof since === 'string' && RFC3339_DATE_TIME.test(since) ? new Date(since) : undefined;
-  if (!parsed || Number.isNaN(parsed.getTime())) {
+  const parsed = parseRfc3339DateTime(since);
+  if (!parsed) {
     throw new DomainException('WebhookInvalidSince', 'since must be an RFC 3339 date-time such as 2026-05-16T08:00:00Z.', { field: 'since' });
   }
   return parsed;

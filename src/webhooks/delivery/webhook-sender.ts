@@ -2,12 +2,13 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { LookupFunction } from 'node:net';
 import { Pool } from 'undici';
 import { AppConfig } from '../../platform/config/app-config.js';
+import type { ATTEMPT_ERROR_KINDS } from './webhook-delivery.entity.js';
 
 /** How much of a receiver's answer is read and kept. */
 export const RESPONSE_BODY_LIMIT = 20 * 1024;
 
 /** Why a request got no HTTP answer. `ssrf` is decided before sending, by the URL checker. */
-export type SendErrorKind = 'timeout' | 'dns' | 'connect' | 'tls' | 'ssrf' | 'protocol';
+export type SendErrorKind = (typeof ATTEMPT_ERROR_KINDS)[number];
 
 export type SendResult =
   | { status: number; body: string; retryAfter: string | undefined }

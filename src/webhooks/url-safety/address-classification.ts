@@ -28,10 +28,6 @@ export function parseCidr(cidr: string): CidrRange {
   return ipaddr.parseCIDR(cidr.trim());
 }
 
-export function isValidCidr(cidr: string): boolean {
-  return ipaddr.isValidCIDR(cidr.trim());
-}
-
 /** Whether an address lies inside one of the ranges (IPv4 ranges only match IPv4 addresses). */
 export function inRanges(address: string, ranges: readonly CidrRange[]): boolean {
   if (!ipaddr.isValid(address)) return false;
