@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config.js';
 import { hotQuery } from '../database/hot-query.js';
+import { PgListener } from '../database/pg-listener.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { apiKeyState } from './api-key.entity.js';
 import { type ParsedApiKey, secretMatchesStored } from './api-key-token.js';
@@ -14,7 +14,6 @@ import { invalidToken } from './bearer-credentials.js';
 
 /** The safety net: a cached key is read again after this long even if no notification came. */
 export const AUTH_CACHE_TTL_MS = 10_000;
-const RELISTEN_DELAY_MS = 1_000;
 
 // Named as KeyRecord's fields, so a row is the record.
 const KEY_SQL = `
@@ -39,25 +38,43 @@ const KEY_SQL = `
 export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ApiKeyAuthenticator.name);
   private readonly cache = new AuthCache(AUTH_CACHE_TTL_MS);
-  private listener?: pg.Client;
+  private readonly listener: PgListener;
   private listening = false;
-  private stopped = false;
-  private retry?: NodeJS.Timeout;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(AppConfig) private readonly config: AppConfig,
-  ) {}
+    @Inject(AppConfig) config: AppConfig,
+  ) {
+    this.listener = new PgListener(
+      config.DATABASE_URL,
+      AUTH_CHANGES_CHANNEL,
+      {
+        notification: (payload, connection) => {
+          this.cache.invalidate(payload);
+          connection.query('SELECT pg_notify($1, $2)', [AUTH_ACKS_CHANNEL, payload]).catch(() => undefined);
+        },
+        listening: () => {
+          this.cache.clear();
+          this.listening = true;
+        },
+        lost: (reason) => {
+          this.listening = false;
+          this.cache.clear();
+          this.logger.warn(`not listening for key changes, keys are read from the database each time: ${reason}`);
+        },
+      },
+      // Named only once listening: a change waits for every connection of this name to confirm.
+      (connection) => connection.query(`SET application_name = '${AUTH_LISTENER_APPLICATION}'`),
+    );
+  }
 
   async onModuleInit(): Promise<void> {
-    await this.listen();
+    await this.listener.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retry);
     this.listening = false;
-    await this.listener?.end().catch(() => undefined);
+    await this.listener.stop();
   }
 
   /**
@@ -79,42 +96,5 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
     if (!key) return undefined;
     if (this.listening) this.cache.set(prefix, key, generation);
     return key;
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.config.DATABASE_URL });
-    client.on('notification', (message) => {
-      const payload = message.payload ?? '';
-      this.cache.invalidate(payload);
-      client.query('SELECT pg_notify($1, $2)', [AUTH_ACKS_CHANNEL, payload]).catch(() => undefined);
-    });
-    client.on('error', () => this.lost(client));
-    client.on('end', () => this.lost(client));
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${AUTH_CHANGES_CHANNEL}`);
-      // Named only once listening: a change waits for every connection of this name to confirm.
-      await client.query(`SET application_name = '${AUTH_LISTENER_APPLICATION}'`);
-    } catch (error) {
-      this.logger.warn(`cannot listen for key changes, keys are read from the database each time: ${(error as Error).message}`);
-      this.lost(client);
-      return;
-    }
-    this.listener = client;
-    this.cache.clear();
-    this.listening = true;
-  }
-
-  private lost(client: pg.Client): void {
-    if (this.listener === client) this.listener = undefined;
-    this.listening = false;
-    this.cache.clear();
-    client.end().catch(() => undefined);
-    if (this.stopped || this.retry) return;
-    this.retry = setTimeout(() => {
-      this.retry = undefined;
-      if (!this.stopped) void this.listen();
-    }, RELISTEN_DELAY_MS);
-    this.retry.unref();
   }
 }

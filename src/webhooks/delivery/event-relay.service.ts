@@ -1,9 +1,9 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { PgListener } from '../../platform/database/pg-listener.js';
 import { JobQueue } from '../../platform/queue/job-queue.service.js';
 import { JOB_QUEUES, JobName } from '../../platform/queue/queue.types.js';
 import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
@@ -47,9 +47,9 @@ interface Candidate {
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(EventRelay.name);
-  private listener: pg.Client | undefined;
+  // Re-made after it drops; the sweep covers the gap.
+  private readonly listener: PgListener;
   private sweepTimer: NodeJS.Timeout | undefined;
-  private reconnectTimer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -59,10 +59,16 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
     @Inject(JobQueue) private readonly jobs: JobQueue,
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(AccessService) private readonly access: AccessService,
-  ) {}
+  ) {
+    this.listener = new PgListener(config.DATABASE_URL, NOTIFY_CHANNEL, {
+      notification: () => this.wake(),
+      listening: () => this.wake(),
+      lost: (reason) => this.logger.warn(`relay listener: ${reason}; reconnecting`),
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
+    await this.listener.start();
     this.sweepTimer = setInterval(() => void this.sweep(), this.config.WEBHOOK_SWEEP_INTERVAL_MS);
     this.wake();
   }
@@ -71,8 +77,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweepTimer);
-    clearTimeout(this.reconnectTimer);
-    await this.listener?.end().catch(() => undefined);
+    await this.listener.stop();
     await this.running;
   }
 
@@ -205,28 +210,5 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
       JobName.WebhookDeliveryAttempt,
       deliveries.map((delivery) => ({ data: { tenantId: delivery.tenant_id, deliveryId: delivery.id }, jobId: delivery.id })),
     );
-  }
-
-  /** A dedicated connection for LISTEN, re-established after it drops (the sweep covers the gap). */
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.config.DATABASE_URL });
-    client.on('notification', () => this.wake());
-    client.on('error', (error) => {
-      this.logger.warn(`relay listener: ${error.message}; reconnecting`);
-      this.listener = undefined;
-      void client.end().catch(() => undefined);
-      this.reconnectTimer = setTimeout(() => void this.listen(), 1000);
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
-      this.listener = client;
-      this.wake();
-    } catch (error) {
-      this.logger.warn(`relay listener: ${error instanceof Error ? error.message : String(error)}; retrying`);
-      await client.end().catch(() => undefined);
-      this.reconnectTimer = setTimeout(() => void this.listen(), 1000);
-    }
   }
 }

@@ -1,0 +1,75 @@
+import pg from 'pg';
+
+const RELISTEN_DELAY_MS = 1_000;
+
+export interface PgListenerHandlers {
+  /** A notification on the channel; `connection` is the listening one, for an answer on it. */
+  notification(payload: string, connection: pg.Client): void;
+  /** LISTEN is in place (again): whatever was notified while it was not must be caught up now. */
+  listening(): void;
+  /** The connection failed or could not be made; a new one is tried 1 s later, until `stop`. */
+  lost(reason: string): void;
+}
+
+/**
+ * A dedicated connection LISTENing on one channel (a pooled connection cannot: it goes back to
+ * the pool), made again 1 s after it fails or ends. `prepare` runs on it once LISTEN is in
+ * place and before `listening`.
+ */
+export class PgListener {
+  private client?: pg.Client;
+  private retry?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly channel: string,
+    private readonly handlers: PgListenerHandlers,
+    private readonly prepare?: (connection: pg.Client) => Promise<unknown>,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    let gone = false;
+    // A broken connection emits 'error' and then 'end': one loss.
+    const lose = (reason: string) => {
+      if (gone) return;
+      gone = true;
+      this.lost(client, reason);
+    };
+    client.on('notification', (message) => this.handlers.notification(message.payload ?? '', client));
+    client.on('error', (error) => lose(error.message));
+    client.on('end', () => lose('the connection ended'));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.channel}`);
+      await this.prepare?.(client);
+    } catch (error) {
+      lose(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    if (gone) return;
+    this.client = client;
+    this.handlers.listening();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    await this.client?.end().catch(() => undefined);
+  }
+
+  private lost(client: pg.Client, reason: string): void {
+    if (this.client === client) this.client = undefined;
+    client.end().catch(() => undefined);
+    if (this.stopped) return;
+    this.handlers.lost(reason);
+    if (this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      void this.start();
+    }, RELISTEN_DELAY_MS);
+    this.retry.unref();
+  }
+}
