@@ -8,7 +8,7 @@ import { DomainException } from '../platform/errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../platform/errors/problem.js';
 import { type Logger as PinoLogger, PINO_LOGGER } from '../platform/logging/logging.module.js';
 import { onRequestDone, requestLogLine } from '../platform/logging/request-log.js';
-import { rateLimitHeader, rateLimitPolicyHeader, retryAfterSeconds } from '../platform/rate-limit/rate-limit-headers.js';
+import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../platform/rate-limit/rate-limit-headers.js';
 import { mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
 import { RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
@@ -111,10 +111,7 @@ export class McpHttpService {
     response.setHeader('RateLimit-Policy', rateLimitPolicyHeader([this.window]));
     response.setHeader('RateLimit', rateLimitHeader(decision.states));
     if (!decision.allowed) {
-      const retryAfter = retryAfterSeconds(decision.states.at(-1)!.resetMs);
-      throw new DomainException('RateLimited', `At most ${this.window.points} requests per minute per token; retry in ${retryAfter} s.`, {}, {
-        'Retry-After': String(retryAfter),
-      });
+      throw rateLimited(decision.states.at(-1)!.resetMs, (retryAfter) => `At most ${this.window.points} requests per minute per token; retry in ${retryAfter} s.`);
     }
   }
 

@@ -7,7 +7,7 @@ import type { Scope } from '../catalog/scopes.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.service.js';
-import { rateLimitHeader, rateLimitPolicyHeader, retryAfterSeconds } from '../rate-limit/rate-limit-headers.js';
+import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers.js';
 import { RATE_LIMIT_METADATA } from '../rate-limit/rate-limit.decorator.js';
 import type { RateLimitName, RateLimitWindow } from '../rate-limit/rate-limit.policies.js';
 import { type RateLimitDecision, RateLimiterService } from '../rate-limit/rate-limiter.service.js';
@@ -57,17 +57,19 @@ export class AuthGuard implements CanActivate {
 
     const windows = this.limiter.windowsFor(this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_METADATA, targets));
     const counting = this.limiter.consume(windows, credentials.prefix);
+    // A request that turns out not to be the key holder's, or not allowed its route, does not count.
+    const refund = () => void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
     try {
       request.auth = await this.authenticator.authenticate(credentials);
     } catch (failure) {
-      void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
+      refund();
       throw failure instanceof DomainException && failure.errorName === 'Unauthenticated' ? await this.failures.failed(address(), failure) : failure;
     }
 
     const required = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_METADATA, targets);
     const missing = required ? this.access.missingScopes(request.auth.scopes, required) : [];
     if (!required || missing.length > 0) {
-      void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
+      refund();
       if (!required) throw new DomainException('MissingScope', 'This route declares no scope and is closed.');
       throw new MissingScopeException(missing);
     }
@@ -83,13 +85,11 @@ export class AuthGuard implements CanActivate {
       return;
     }
     const refused = decision.states[decision.states.length - 1];
-    const retryAfter = retryAfterSeconds(refused.resetMs);
     this.metrics.rateLimitRefusals.inc({ limit: refused.window.id });
-    throw new DomainException(
-      'RateLimited',
-      `This API key exceeded the limit "${refused.window.id}" of ${refused.window.points} requests per ${refused.window.durationSeconds} s; retry after ${retryAfter} s.`,
-      {},
-      { ...headers, 'Retry-After': String(retryAfter) },
+    throw rateLimited(
+      refused.resetMs,
+      (retryAfter) => `This API key exceeded the limit "${refused.window.id}" of ${refused.window.points} requests per ${refused.window.durationSeconds} s; retry after ${retryAfter} s.`,
+      headers,
     );
   }
 }

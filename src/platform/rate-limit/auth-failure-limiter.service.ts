@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { Metrics } from '../metrics/metrics.service.js';
-import { rateLimitPolicyHeader, retryAfterSeconds } from './rate-limit-headers.js';
+import { rateLimited, rateLimitPolicyHeader } from './rate-limit-headers.js';
 import type { RateLimitWindow } from './rate-limit.policies.js';
 import { RateLimiterService } from './rate-limiter.service.js';
 
@@ -56,12 +56,10 @@ export class AuthFailureLimiter {
 
   private refusal(resetMs: number): DomainException {
     this.metrics.rateLimitRefusals.inc({ limit: this.window.id });
-    const retryAfter = retryAfterSeconds(resetMs);
-    return new DomainException(
-      'RateLimited',
-      `Too many failed authentications from this address (${this.window.points} per minute); retry after ${retryAfter} s.`,
-      {},
-      { 'RateLimit-Policy': rateLimitPolicyHeader([this.window]), 'Retry-After': String(retryAfter) },
+    return rateLimited(
+      resetMs,
+      (retryAfter) => `Too many failed authentications from this address (${this.window.points} per minute); retry after ${retryAfter} s.`,
+      { 'RateLimit-Policy': rateLimitPolicyHeader([this.window]) },
     );
   }
 }

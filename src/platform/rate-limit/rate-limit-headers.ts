@@ -1,3 +1,4 @@
+import { DomainException } from '../errors/domain.exception.js';
 import type { RateLimitWindow } from './rate-limit.policies.js';
 
 /** Where a window stands for one caller after a request. */
@@ -24,4 +25,10 @@ export function rateLimitHeader(states: readonly WindowState[]): string {
 /** Retry-After in whole seconds, at least 1, so a client never retries before the reset. */
 export function retryAfterSeconds(resetMs: number): number {
   return Math.max(1, Math.ceil(resetMs / 1000));
+}
+
+/** The 429 of a refused request, with `Retry-After` beside `headers`; `detail` is told the seconds to wait. */
+export function rateLimited(resetMs: number, detail: (retryAfter: number) => string, headers: Record<string, string> = {}): DomainException {
+  const retryAfter = retryAfterSeconds(resetMs);
+  return new DomainException('RateLimited', detail(retryAfter), {}, { ...headers, 'Retry-After': String(retryAfter) });
 }
