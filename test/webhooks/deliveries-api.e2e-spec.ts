@@ -1,4 +1,3 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import type { TestApi } from '../support/api.js';
@@ -11,7 +10,6 @@ import { waitFor } from '../support/wait-for.js';
 describe('deliveries API and replays (e2e)', () => {
   let fixture: DeliveryFixture;
   let api: TestApi;
-  let worker: INestApplicationContext;
   let receiver: WebhookReceiver;
   let db: DataSource;
   let session: TenantSession;
@@ -19,7 +17,7 @@ describe('deliveries API and replays (e2e)', () => {
   beforeAll(async () => {
     // Deliveries here end with 410 on purpose; auto_410_repeat is tested elsewhere.
     fixture = await startDeliveryFixture('deliveries-api', { WEBHOOK_DISABLE_GONE_STREAK: '1000' });
-    ({ api, worker, receiver, db } = fixture);
+    ({ api, receiver, db } = fixture);
   });
   afterAll(() => fixture.close());
   beforeEach(async () => {

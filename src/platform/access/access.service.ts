@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { grants, permissionForScope, type Scope } from '../catalog/scopes.js';
+import { grants, type Scope } from '../catalog/scopes.js';
 
 /** Everything an agent-tool call is decided on, read fresh for each request. */
 export interface ToolCaller {

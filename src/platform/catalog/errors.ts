@@ -169,7 +169,8 @@ export type ErrorName = keyof typeof Errors;
 type ResourceErrorName = `${PascalCase<ListResource>}${'InvalidCursor' | 'NotFound'}`;
 type PascalCase<S extends string> = S extends `${infer H}_${infer T}` ? `${Capitalize<H>}${PascalCase<T>}` : Capitalize<S>;
 
-function pascal(resource: string): string {
+/** `purchase_orders` → `PurchaseOrders`. */
+export function pascal(resource: string): string {
   return resource
     .split('_')
     .map((part) => part[0].toUpperCase() + part.slice(1))

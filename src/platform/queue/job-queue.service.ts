@@ -26,7 +26,7 @@ export class JobQueue {
    * Adds many jobs of one name in one round trip. With a `jobId` per job the call is
    * idempotent: an id already in the queue is left as it is.
    */
-  async queueMany<N extends JobName>(name: N, jobs: readonly { data: JobOf<N>; jobId?: string; delay?: number }[]): Promise<void> {
+  async queueMany<N extends JobName>(name: N, jobs: readonly { data: JobOf<N>; jobId?: string }[]): Promise<void> {
     if (jobs.length === 0) return;
     await this.bullQueue(JOB_QUEUES[name]).addBulk(
       jobs.map(({ data, ...options }) => ({ name, data, opts: { ...jobDefaults(name), ...options } })),

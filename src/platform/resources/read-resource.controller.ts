@@ -1,6 +1,7 @@
 import { Controller, Inject, Param, type Type } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { type AuthContext, CurrentAuth } from '../auth/auth-context.js';
+import { pascal } from '../catalog/errors.js';
 import { type Page, type PageRequest, PageParams } from '../pagination/page.js';
 import { UuidPipe } from '../validation/uuid.pipe.js';
 import { pluralLabel, type ReadResource } from './read-resource.js';
@@ -9,7 +10,7 @@ import { ResourceReader } from './resource-reader.service.js';
 
 /** `VehiclesController` for `vehicles`: the OpenAPI operation ids keep their names. */
 function controllerName(resource: ReadResource): string {
-  return `${resource.name.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase())}Controller`;
+  return `${pascal(resource.name)}Controller`;
 }
 
 /** The REST list and retrieve routes of one declared resource. */

@@ -9,6 +9,7 @@ import { JOB_QUEUES, JobName } from '../../platform/queue/queue.types.js';
 import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
 import { deliveryRefusal, keyStateAt } from './webhook-entitlement.js';
+import { queueDeliveryAttempts } from './delivery-jobs.js';
 
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 500;
@@ -206,9 +207,6 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private async enqueue(deliveries: readonly { id: string; tenant_id: string }[]): Promise<void> {
-    await this.jobs.queueMany(
-      JobName.WebhookDeliveryAttempt,
-      deliveries.map((delivery) => ({ data: { tenantId: delivery.tenant_id, deliveryId: delivery.id }, jobId: delivery.id })),
-    );
+    await queueDeliveryAttempts(this.jobs, deliveries.map((delivery) => ({ id: delivery.id, tenantId: delivery.tenant_id })));
   }
 }

@@ -4,13 +4,13 @@ import { DomainException } from '../../platform/errors/domain.exception.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
 import { Paginator } from '../../platform/pagination/paginator.service.js';
 import { JobQueue } from '../../platform/queue/job-queue.service.js';
-import { JobName } from '../../platform/queue/queue.types.js';
 import { TenantData, type TenantScope } from '../../platform/tenancy/tenant-data.js';
 import type { WebhookEndpoint } from '../webhook-endpoint.entity.js';
 import { WebhookEndpointsService } from '../webhook-endpoints.service.js';
 import { toAttemptDto, toDeliveryDto, type WebhookDeliveryDetailDto, type WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity.js';
 import { parseRfc3339DateTime } from '../../platform/validation/rfc3339.js';
+import { queueDeliveryAttempts } from './delivery-jobs.js';
 
 /** Most deliveries one replay_failed call queues (spec section 8). */
 export const REPLAY_FAILED_BATCH = 1000;
@@ -65,7 +65,7 @@ export class WebhookDeliveriesService {
        RETURNING id`,
       [original.id],
     );
-    await this.jobs.queue(JobName.WebhookDeliveryAttempt, { tenantId: endpoint.tenantId, deliveryId: replay.id }, { jobId: replay.id });
+    await queueDeliveryAttempts(this.jobs, [{ id: replay.id, tenantId: endpoint.tenantId }]);
     return toDeliveryDto(await this.findDelivery(scope, endpoint, replay.id));
   }
 
@@ -95,10 +95,7 @@ export class WebhookDeliveriesService {
         [endpoint.id, from, endpoint.piiEnabled],
       );
     });
-    await this.jobs.queueMany(
-      JobName.WebhookDeliveryAttempt,
-      created.map(({ id }) => ({ data: { tenantId: endpoint.tenantId, deliveryId: id }, jobId: id })),
-    );
+    await queueDeliveryAttempts(this.jobs, created.map(({ id }) => ({ id, tenantId: endpoint.tenantId })));
     return { enqueued: created.length };
   }
 
