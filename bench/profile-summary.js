@@ -19,6 +19,7 @@ function category(url, functionName) {
   return url;
 }
 
+/** `top`: the largest shares of busy time, by owner; `idle`: the share of all samples spent waiting for I/O. */
 export function summarise(path, top = 15) {
   const profile = JSON.parse(readFileSync(path, 'utf8'));
   const byNode = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -40,20 +41,17 @@ export function summarise(path, top = 15) {
     const name = ownerOf(id);
     counts.set(name, (counts.get(name) ?? 0) + 1);
   }
-  const busy = profile.samples.length - (counts.get('(idle)') ?? 0);
+  const idle = counts.get('(idle)') ?? 0;
   counts.delete('(idle)');
-  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, samples]) => ({ name, share: samples / busy }));
+  const busy = profile.samples.length - idle;
+  return {
+    idle: idle / profile.samples.length,
+    top: [...counts].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, samples]) => ({ name, share: samples / busy })),
+  };
 }
 
-/** The share of the profile's samples in which the process was idle (waiting for I/O). */
-export function idleShare(path) {
-  const profile = JSON.parse(readFileSync(path, 'utf8'));
-  const idle = new Set(profile.nodes.filter((node) => node.callFrame.functionName === '(idle)').map((node) => node.id));
-  return profile.samples.filter((id) => idle.has(id)).length / profile.samples.length;
+export function printShares(top) {
+  for (const { name, share } of top) console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const { name, share } of summarise(process.argv[2], Number(process.argv[3] ?? 15))) {
-    console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
-  }
-}
+if (process.argv[1] === fileURLToPath(import.meta.url)) printShares(summarise(process.argv[2], Number(process.argv[3] ?? 15)).top);

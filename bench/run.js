@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { dropDatabase, migrate } from '../dist/platform/database/database.js';
-import { summarise } from './profile-summary.js';
+import { printShares, summarise } from './profile-summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -218,7 +218,7 @@ async function main() {
       await once(serviceProcess.child, 'exit');
       const [file] = readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));
       console.log(`\nself time by package, share of busy time (${join(PROFILE_DIR, file)}):`);
-      for (const { name, share } of summarise(join(PROFILE_DIR, file))) console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
+      printShares(summarise(join(PROFILE_DIR, file)).top);
       return;
     }
 

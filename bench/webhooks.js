@@ -27,7 +27,7 @@ import { decodeSecretsKey, sealWith } from '../dist/platform/crypto/secrets-ciph
 import { renderEnvelope } from '../dist/webhooks/delivery/webhook-envelope.js';
 import { signWebhook } from '../dist/webhooks/delivery/webhook-signature.js';
 import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
-import { idleShare, summarise } from './profile-summary.js';
+import { printShares, summarise } from './profile-summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BURST = Number(process.env.BENCH_BURST ?? 5000);
@@ -152,8 +152,9 @@ async function main() {
       await exited;
       const file = join(PROFILE_DIR, readdirSync(PROFILE_DIR).find((name) => name.endsWith('.cpuprofile')));
       console.log(`service: ${Math.round(deliveriesPerSecond)} deliveries/s (one worker, ${BURST} events, profiled)`);
-      console.log(`worker profile ${file}: idle ${(idleShare(file) * 100).toFixed(0)} % of the time; self time, share of busy time:`);
-      for (const { name, share } of summarise(file, 25)) console.log(`${(share * 100).toFixed(1).padStart(5)} %  ${name}`);
+      const { idle, top } = summarise(file, 25);
+      console.log(`worker profile ${file}: idle ${(idle * 100).toFixed(0)} % of the time; self time, share of busy time:`);
+      printShares(top);
       return;
     }
 
