@@ -52,7 +52,10 @@ export class McpHttpService {
   ) {
     const logLine = requestLogLine(pino);
     // The route is one of ROUTES' fixed paths (never the query string), else null.
-    this.logRequest = onRequestDone((request, outcome) => logLine(request, { ...outcome, route: ROUTES[pathOf(request)] ? pathOf(request) : null }));
+    this.logRequest = onRequestDone(logLine, (request) => {
+      const path = pathOf(request);
+      return ROUTES[path] ? path : null;
+    });
     this.window = mcpWindow(config.MCP_RATE_LIMIT_PER_MINUTE);
     this.allowedOrigins = [...localhostAllowedOrigins(), ...config.MCP_ALLOWED_ORIGINS];
     this.mcp = toNodeHandler(tools.handler);
@@ -73,7 +76,7 @@ export class McpHttpService {
     // One log line per request under its trace id, like the REST API.
     (request as unknown as ApiRequest).traceId = traceIdFrom(request.headers.traceparent);
     response.setHeader(TRACE_HEADER, (request as unknown as ApiRequest).traceId!);
-    this.logRequest(request as unknown as ApiRequest, response as never, () => undefined);
+    this.logRequest(request as unknown as ApiRequest, response, () => undefined);
     try {
       const entry = ROUTES[pathOf(request)];
       if (!entry) throw new DomainException('RouteNotFound', 'No route matches this path; the MCP endpoint is POST /mcp.');

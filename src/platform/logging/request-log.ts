@@ -1,4 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Request } from 'express';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ApiRequest } from '../auth/auth-context.js';
 
@@ -19,16 +20,17 @@ export function routePattern(request: Request): string | null {
 
 /**
  * Calls `record` once per request when its answer is sent or the client goes away, with the
- * method, route pattern, status and duration. Mounted right after the trace id is set, so
- * requests refused anywhere later are recorded too.
+ * method, route (`route`: express's matched pattern unless the server routes by itself), status
+ * and duration. Mounted right after the trace id is set, so requests refused anywhere later are
+ * recorded too.
  */
-export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutcome) => void) {
-  return (request: ApiRequest, response: Response, next: NextFunction): void => {
+export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutcome) => void, route: (request: ApiRequest) => string | null = routePattern) {
+  return (request: ApiRequest, response: ServerResponse, next: NextFunction): void => {
     const started = performance.now();
     response.once('close', () =>
       record(request, {
         method: request.method,
-        route: routePattern(request),
+        route: route(request),
         status: response.writableFinished ? response.statusCode : 499,
         durationMs: performance.now() - started,
       }),
