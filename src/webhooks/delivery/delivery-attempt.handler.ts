@@ -4,14 +4,13 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { DomainException } from '../../platform/errors/domain.exception.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import { ExpectedRetry } from '../../platform/queue/expected-retry.js';
 import { OnJob } from '../../platform/queue/on-job.decorator.js';
 import { JobName, type JobOf } from '../../platform/queue/queue.types.js';
 import { WebhookSecretBox } from '../secrets/webhook-secret-box.js';
 import { WEBHOOK_DNS_RESOLVER, type WebhookDnsResolver } from '../url-safety/webhook-dns-resolver.js';
-import { WebhookUrlChecker } from '../url-safety/webhook-url-checker.js';
+import { WebhookUrlChecker, WebhookUrlRefusedException } from '../url-safety/webhook-url-checker.js';
 import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
 import { AutoDisable } from './auto-disable.service.js';
 import { retryAfterMs, retryDelayMs } from './retry-policy.js';
@@ -219,7 +218,9 @@ export class DeliveryAttemptHandler {
       if (vetted.ipv4.length === 0) return { errorKind: 'dns' };
       return { url: vetted.url, ipv4: vetted.ipv4[0] };
     } catch (error) {
-      if (!(error instanceof DomainException)) throw error;
+      if (!(error instanceof WebhookUrlRefusedException)) throw error;
+      if (error.stage !== 'url') return { errorKind: error.stage === 'unresolved' ? 'dns' : 'ssrf' };
+      // Refused before any lookup (scheme, credentials, an IP address): a dns error only if the name is gone too.
       const resolves = await this.resolver.lookup(new URL(rawUrl).hostname).then(
         (records) => records.length > 0,
         () => false,

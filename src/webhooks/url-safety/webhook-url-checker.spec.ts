@@ -133,6 +133,17 @@ describe('WebhookUrlChecker', () => {
     expect(error.extras.field).toBe('url');
   });
 
+  it.each([
+    ['https://does-not-exist.example.com/', 'unresolved'],
+    ['https://empty.example.com/', 'unresolved'],
+    ['https://private.example.com/', 'resolved'],
+    ['https://api.service.example/', 'resolved'],
+    ['https://93.184.216.34/', 'url'],
+    ['ftp://hooks.example.com/', 'url'],
+  ])('tells a delivery attempt how %s was refused (%s)', async (url, stage) => {
+    expect(await refusal(url)).toMatchObject({ stage });
+  });
+
   it('has at least 40 hostile cases', () => {
     expect(hostile.length).toBeGreaterThanOrEqual(40);
   });

@@ -12,6 +12,20 @@ export interface VettedWebhookUrl {
   ipv4: string[];
 }
 
+/**
+ * A refused URL. `stage` tells a delivery attempt what the refusal means for it: the name did
+ * not resolve (`unresolved`, a retryable dns error), it resolved to an address it must not reach
+ * (`resolved`, ssrf), or the URL itself was refused before any lookup (`url`).
+ */
+export class WebhookUrlRefusedException extends DomainException {
+  constructor(
+    detail: string,
+    readonly stage: 'url' | 'unresolved' | 'resolved',
+  ) {
+    super('WebhookUrlNotPubliclyRoutable', detail, { field: 'url' });
+  }
+}
+
 /** The addresses of this machine's own interfaces; replaceable so tests can name a public one. */
 export const WEBHOOK_HOST_ADDRESSES = Symbol('WEBHOOK_HOST_ADDRESSES');
 export type HostAddresses = () => string[];
@@ -43,7 +57,7 @@ export class WebhookUrlChecker {
   async vet(rawUrl: string): Promise<VettedWebhookUrl> {
     const url = this.parse(rawUrl);
     const host = url.hostname;
-    if (isNumericHost(host)) refuse('The URL must name its host; IP addresses are not accepted in any notation.');
+    if (isNumericHost(host)) refuse('The URL must name its host; IP addresses are not accepted in any notation.', 'url');
 
     const records = await this.resolve(host);
     const ipv4 = records.filter((record) => record.family === 4).map((record) => record.address);
@@ -51,8 +65,8 @@ export class WebhookUrlChecker {
       const own = await this.ownAddresses();
       for (const address of ipv4) {
         if (inRanges(address, this.allowedRanges)) continue;
-        if (!isPublicIPv4(address)) refuse(`The host ${host} resolves to a private, reserved or otherwise non-public address.`);
-        if (own.some((candidate) => sameAddress(candidate, address))) refuse(`The host ${host} resolves to one of this service's own addresses.`);
+        if (!isPublicIPv4(address)) refuse(`The host ${host} resolves to a private, reserved or otherwise non-public address.`, 'resolved');
+        if (own.some((candidate) => sameAddress(candidate, address))) refuse(`The host ${host} resolves to one of this service's own addresses.`, 'resolved');
       }
     }
     return { url, ipv4 };
@@ -63,12 +77,12 @@ export class WebhookUrlChecker {
     try {
       url = new URL(rawUrl);
     } catch {
-      return refuse('The URL is not an absolute URL.');
+      return refuse('The URL is not an absolute URL.', 'url');
     }
     const schemes = this.config.WEBHOOK_ALLOW_HTTP ? ['https:', 'http:'] : ['https:'];
-    if (!schemes.includes(url.protocol)) refuse(`The URL must use ${schemes.map((scheme) => `${scheme}//`).join(' or ')}.`);
-    if (url.username !== '' || url.password !== '') refuse('The URL must not carry credentials.');
-    if (url.hostname === '') refuse('The URL has no host.');
+    if (!schemes.includes(url.protocol)) refuse(`The URL must use ${schemes.map((scheme) => `${scheme}//`).join(' or ')}.`, 'url');
+    if (url.username !== '' || url.password !== '') refuse('The URL must not carry credentials.', 'url');
+    if (url.hostname === '') refuse('The URL has no host.', 'url');
     return url;
   }
 
@@ -77,9 +91,9 @@ export class WebhookUrlChecker {
     try {
       records = await this.resolver.lookup(host.replace(/\.$/, ''));
     } catch {
-      return refuse(`The host ${host} does not resolve.`);
+      return refuse(`The host ${host} does not resolve.`, 'unresolved');
     }
-    if (records.length === 0) refuse(`The host ${host} does not resolve.`);
+    if (records.length === 0) refuse(`The host ${host} does not resolve.`, 'unresolved');
     return records;
   }
 
@@ -96,6 +110,6 @@ export class WebhookUrlChecker {
   }
 }
 
-function refuse(detail: string): never {
-  throw new DomainException('WebhookUrlNotPubliclyRoutable', detail, { field: 'url' });
+function refuse(detail: string, stage: WebhookUrlRefusedException['stage']): never {
+  throw new WebhookUrlRefusedException(detail, stage);
 }
