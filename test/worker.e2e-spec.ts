@@ -10,6 +10,10 @@ import { createTenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 import { waitFor } from './support/wait-for.js';
 import { startWorker } from './support/worker.js';
+import { EventRelay } from '../src/webhooks/delivery/event-relay.service.js';
+import { WebhookEndpointsController } from '../src/webhooks/webhook-endpoints.controller.js';
+import { WebhookEndpointsService } from '../src/webhooks/webhook-endpoints.service.js';
+import { WebhookKeyRevocation } from '../src/webhooks/webhook-key-revocation.js';
 
 /**
  * Each test stands alone (any order, any subset): every group runs on a Redis prefix of its own,
@@ -63,6 +67,13 @@ describe('worker role (e2e)', () => {
     for (const queue of queuesOf(jobs)) expect(await queue.getWorkersCount()).toBe(1);
     const scheduler = await jobs.bullQueue(JOB_QUEUES[JobName.IdempotencyCleanup]).getJobScheduler(JobName.IdempotencyCleanup);
     expect(scheduler).toMatchObject({ key: JobName.IdempotencyCleanup, name: JobName.IdempotencyCleanup, every: 600_000 });
+  });
+
+  it('builds the delivery side only, none of the REST side of webhooks', () => {
+    expect(worker.get(EventRelay, { strict: false })).toBeInstanceOf(EventRelay);
+    for (const restOnly of [WebhookEndpointsController, WebhookEndpointsService, WebhookKeyRevocation]) {
+      expect(() => worker.get(restOnly, { strict: false })).toThrow();
+    }
   });
 
   it('the cleanup job deletes expired idempotency records and keeps live ones', async () => {

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { WebhookSecretBox } from './secrets/webhook-secret-box.js';
+import { SystemDnsResolver, WEBHOOK_DNS_RESOLVER } from './url-safety/webhook-dns-resolver.js';
+import { WebhookUrlChecker } from './url-safety/webhook-url-checker.js';
+
+/**
+ * What both sides of webhooks need and nothing more: the URL checker (at registration and again
+ * before every attempt), its name resolver, and the secret box. The worker imports only this, so
+ * it builds none of the endpoints' controllers or services.
+ */
+@Module({
+  providers: [WebhookUrlChecker, WebhookSecretBox, { provide: WEBHOOK_DNS_RESOLVER, useClass: SystemDnsResolver }],
+  exports: [WebhookUrlChecker, WebhookSecretBox, WEBHOOK_DNS_RESOLVER],
+})
+export class WebhookSafetyModule {}
