@@ -15,7 +15,7 @@ import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
 import { AutoDisable } from './auto-disable.service.js';
 import { retryAfterMs, retryDelayMs } from './retry-policy.js';
 import type { DeliveryErrorClass, DeliveryStatus } from './webhook-delivery.entity.js';
-import { deliveryRefusal } from './webhook-entitlement.js';
+import { deliveryRefusal, entitlementKeyOf, type KeyColumns } from './webhook-entitlement.js';
 import { WebhookClock } from './webhook-clock.js';
 import { renderEnvelope } from './webhook-envelope.js';
 import { StatementBatcher } from './statement-batcher.js';
@@ -29,7 +29,7 @@ const LEASE_MARGIN_MS = 5000;
 const EARLY_TOLERANCE_MS = 50;
 
 /** What one claim of a delivery brings back: the delivery, its event, endpoint and owning key. */
-interface ClaimedDelivery {
+interface ClaimedDelivery extends KeyColumns {
   id: string;
   tenant_id: string;
   endpoint_id: string;
@@ -43,11 +43,6 @@ interface ClaimedDelivery {
   secret_ciphertext: Buffer;
   previous_secret_ciphertext: Buffer | null;
   previous_secret_expires_at: Date | null;
-  key_exists: boolean;
-  scopes: string[] | null;
-  revoked_at: Date | null;
-  expires_at: Date | null;
-  deleted_at: Date | null;
 }
 
 interface Outcome {
@@ -105,9 +100,7 @@ export class DeliveryAttemptHandler {
     if (!delivery) return this.unclaimable(job.deliveryId);
 
     const now = this.clock.now();
-    const key = delivery.key_exists
-      ? { scopes: delivery.scopes!, revokedAt: delivery.revoked_at, expiresAt: delivery.expires_at, deletedAt: delivery.deleted_at }
-      : null;
+    const key = entitlementKeyOf(delivery);
     const refusal = deliveryRefusal(this.access, { status: delivery.endpoint_status, piiEnabled: delivery.pii_enabled }, key, delivery.event_type, now);
     if (refusal !== null) {
       await this.finish(delivery, token, { status: 'failed', errorClass: refusal, retryInMs: null }, null);
@@ -157,7 +150,7 @@ export class DeliveryAttemptHandler {
        )
        SELECT c.id, c.lease_token, c.tenant_id, c.endpoint_id, c.event_type, c.api_version, c.attempt, e.envelope,
               w.url, w.status AS endpoint_status, w.pii_enabled, w.secret_ciphertext, w.previous_secret_ciphertext,
-              w.previous_secret_expires_at, k.id IS NOT NULL AS key_exists, k.scopes, k.revoked_at, k.expires_at, k.deleted_at
+              w.previous_secret_expires_at, k.scopes, k.revoked_at, k.expires_at, k.deleted_at
          FROM claimed c
          JOIN events e ON e.tenant_id = c.tenant_id AND e.id = c.event_id
          JOIN webhook_endpoints w ON w.tenant_id = c.tenant_id AND w.id = c.endpoint_id

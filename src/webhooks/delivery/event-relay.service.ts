@@ -8,7 +8,7 @@ import { JobQueue } from '../../platform/queue/job-queue.service.js';
 import { JOB_QUEUES, JobName } from '../../platform/queue/queue.types.js';
 import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
-import { deliveryRefusal, keyStateAt } from './webhook-entitlement.js';
+import { deliveryRefusal, entitlementKeyOf, type KeyColumns, keyStateAt } from './webhook-entitlement.js';
 import { queueDeliveryAttempts } from './delivery-jobs.js';
 
 /** Events taken per relay transaction. */
@@ -17,7 +17,7 @@ const RELAY_BATCH = 500;
 const SWEEP_BATCH = 2000;
 const NOTIFY_CHANNEL = 'events_inserted';
 
-interface Candidate {
+interface Candidate extends KeyColumns {
   event_id: string;
   event_created_at: Date;
   event_type: string;
@@ -26,10 +26,6 @@ interface Candidate {
   endpoint_status: 'active';
   pii_enabled: boolean;
   pinned_version: string | null;
-  scopes: string[] | null;
-  revoked_at: Date | null;
-  expires_at: Date | null;
-  deleted_at: Date | null;
 }
 
 /**
@@ -134,7 +130,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
     const paused = new Map<string, 'api_key_inactive' | 'api_key_revoked'>();
     for (const candidate of candidates) {
       if (paused.has(candidate.endpoint_id)) continue;
-      const key = candidate.scopes === null ? null : { scopes: candidate.scopes, revokedAt: candidate.revoked_at, expiresAt: candidate.expires_at, deletedAt: candidate.deleted_at };
+      const key = entitlementKeyOf(candidate);
       const at = candidate.event_created_at;
       const refusal = deliveryRefusal(this.access, { status: candidate.endpoint_status, piiEnabled: candidate.pii_enabled }, key, candidate.event_type, at);
       if (refusal === 'api_key_inactive') {

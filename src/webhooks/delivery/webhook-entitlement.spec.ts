@@ -1,6 +1,6 @@
 import { AccessService } from '../../platform/access/access.service.js';
 import { Scope } from '../../platform/catalog/scopes.js';
-import { deliveryRefusal, type EntitlementEndpoint, type EntitlementKey, keyStateAt } from './webhook-entitlement.js';
+import { deliveryRefusal, type EntitlementEndpoint, type EntitlementKey, entitlementKeyOf, keyStateAt } from './webhook-entitlement.js';
 
 const access = new AccessService();
 const at = new Date('2026-05-16T12:00:00Z');
@@ -44,5 +44,18 @@ describe('deliveryRefusal', () => {
   it('sends personal-data events only to granted endpoints', () => {
     expect(refusal(endpoint, key, 'hr.employee.created')).toBe('pii_capability_blocked');
     expect(refusal({ ...endpoint, piiEnabled: true }, key, 'hr.employee.created')).toBeNull();
+  });
+});
+
+describe('entitlementKeyOf', () => {
+  it('reads a left-joined key: none when the row has no key, else its scopes and moments', () => {
+    expect(entitlementKeyOf({ scopes: null, revoked_at: null, expires_at: null, deleted_at: null })).toBeNull();
+    const revokedAt = new Date('2026-05-01T00:00:00Z');
+    expect(entitlementKeyOf({ scopes: ['int:fin.invoices:read'], revoked_at: revokedAt, expires_at: null, deleted_at: null })).toEqual({
+      scopes: ['int:fin.invoices:read'],
+      revokedAt,
+      expiresAt: null,
+      deletedAt: null,
+    });
   });
 });

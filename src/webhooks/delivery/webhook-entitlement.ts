@@ -29,6 +29,19 @@ export function deliveryRefusal(
   return access.eventRefusal(subscriber, EventCatalog[eventType]);
 }
 
+/** The owning key's columns as a statement left-joins them: all null when the key is gone. */
+export interface KeyColumns {
+  scopes: string[] | null;
+  revoked_at: Date | null;
+  expires_at: Date | null;
+  deleted_at: Date | null;
+}
+
+/** The owning key of a left-joined row, or null when it no longer exists (`api_keys.scopes` is never null). */
+export function entitlementKeyOf(row: KeyColumns): EntitlementKey | null {
+  return row.scopes === null ? null : { scopes: row.scopes, revokedAt: row.revoked_at, expiresAt: row.expires_at, deletedAt: row.deleted_at };
+}
+
 /** The owning key's state at a moment; a key that no longer exists counts as deleted. */
 export function keyStateAt(key: EntitlementKey | null, at: Date): EventSubscriber['keyState'] {
   if (!key || passed(key.deletedAt, at)) return 'deleted';
