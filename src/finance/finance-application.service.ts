@@ -40,7 +40,7 @@ export class FinanceApplicationService {
       const number = await nextDocumentNumber(scope, 'invoice', yearOf(invoice.issueDate));
       await this.updateInvoice(scope, invoice, { status: 'issued', number, issuedAt: () => 'clock_timestamp()' });
       await recordAudit(scope, { entityType: 'invoice', entityId: invoiceId, action: 'invoice.issued', actor: FINANCE_APPLICATION });
-      return this.invoiceResource(scope, invoiceId);
+      return this.invoices.current(scope, invoiceId);
     });
   }
 
@@ -53,7 +53,7 @@ export class FinanceApplicationService {
       }
       await this.updateInvoice(scope, invoice, { status: 'overdue', overdueAt: () => 'clock_timestamp()' });
       await recordAudit(scope, { entityType: 'invoice', entityId: invoiceId, action: 'invoice.marked_overdue', actor: FINANCE_APPLICATION });
-      return this.invoiceResource(scope, invoiceId);
+      return this.invoices.current(scope, invoiceId);
     });
   }
 
@@ -84,7 +84,7 @@ export class FinanceApplicationService {
       const status = settledStatus({ ...invoice, paidMinor });
       await this.updateInvoice(scope, invoice, { status, paidMinor, balanceMinor: invoice.totalMinor - paidMinor });
       await recordAudit(scope, { entityType: 'payment', entityId: paymentId, action: 'payment.recorded', actor: FINANCE_APPLICATION });
-      if (status === 'paid') await this.events.publish(scope, 'fin.invoice.paid', await this.invoiceResource(scope, invoiceId));
+      if (status === 'paid') await this.events.publish(scope, 'fin.invoice.paid', await this.invoices.current(scope, invoiceId));
       return paymentResource(await scope.repository(Payment).findOneOrFail({ id: paymentId }));
     });
   }
@@ -124,9 +124,5 @@ export class FinanceApplicationService {
 
   private async updateInvoice(scope: TenantScope, invoice: Invoice, values: ScopedValues<Invoice>): Promise<void> {
     await scope.repository(Invoice).update({ id: invoice.id }, { ...values, updatedAt: () => 'clock_timestamp()' });
-  }
-
-  private async invoiceResource(scope: TenantScope, invoiceId: string): Promise<InvoiceDto> {
-    return this.invoices.representation(scope, await this.invoices.find(scope, invoiceId, false));
   }
 }

@@ -130,7 +130,15 @@ function invoiceFromRow(row: InvoiceRow): { invoice: Invoice; lines: InvoiceLine
 
 /** One invoice of the company as the API shows it, or undefined. */
 export async function retrieveInvoice(scope: TenantScope, id: string): Promise<InvoiceDto | undefined> {
-  const [row] = await scope.hotQuery<InvoiceRow>('invoices-retrieve', RETRIEVE_SQL, [id]);
+  return representedRow(await scope.hotQuery<InvoiceRow>('invoices-retrieve', RETRIEVE_SQL, [id]));
+}
+
+/** The same read inside a transaction (a prepared statement on the pool would not see its writes): what a write answers. */
+export async function readInvoice(scope: TenantScope, id: string): Promise<InvoiceDto | undefined> {
+  return representedRow(await scope.query<InvoiceRow>(RETRIEVE_SQL, [id]));
+}
+
+function representedRow([row]: InvoiceRow[]): InvoiceDto | undefined {
   if (!row) return undefined;
   const { invoice, lines } = invoiceFromRow(row);
   return invoiceResource(invoice, lines);

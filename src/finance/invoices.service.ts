@@ -28,6 +28,7 @@ import { Invoice } from './invoice.entity.js';
 import { Payment } from './payment.entity.js';
 import { Product } from './product.entity.js';
 import { TaxRate } from './tax-rate.entity.js';
+import { readInvoice } from './invoice-rows.js';
 
 /**
  * The invoice API's writes the spec allows (create a draft, change a
@@ -89,7 +90,7 @@ export class InvoicesService {
           taxMinor: Number(taxMinor),
         })),
       );
-      const invoice = await this.representation(scope, await this.find(scope, invoiceId, false));
+      const invoice = await this.current(scope, invoiceId);
       await this.events.publish(scope, 'fin.invoice.created', invoice);
       return invoice;
     });
@@ -117,7 +118,7 @@ export class InvoicesService {
       await scope
         .repository(Invoice)
         .update({ id }, { ...Object.fromEntries(changed.map((field) => [field, changes[field]])), updatedAt: () => 'clock_timestamp()' });
-      const updated = await this.representation(scope, await this.find(scope, id, false));
+      const updated = await this.current(scope, id);
       await this.events.publish(scope, 'fin.invoice.updated', updated);
       return updated;
     });
@@ -163,7 +164,7 @@ export class InvoicesService {
         reason,
         actor: { kind: 'api_key', apiKeyId: auth.apiKeyId },
       });
-      const voided = await this.representation(scope, await this.find(scope, id, false));
+      const voided = await this.current(scope, id);
       await this.events.publish(scope, 'fin.invoice.voided', voided);
       return voided;
     });
@@ -174,6 +175,13 @@ export class InvoicesService {
     const query = scope.repository(Invoice).select('invoice').andWhere('invoice.id = :id', { id });
     if (lock) query.setLock('pessimistic_write');
     const invoice = await query.getOne();
+    if (!invoice) throw new InvoiceNotFoundException(id);
+    return invoice;
+  }
+
+  /** The invoice as the API shows it now, read in the transaction that changed it: one statement with its lines; else 404. */
+  async current(scope: TenantScope, id: string): Promise<InvoiceDto> {
+    const invoice = await readInvoice(scope, id);
     if (!invoice) throw new InvoiceNotFoundException(id);
     return invoice;
   }
