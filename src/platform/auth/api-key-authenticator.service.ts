@@ -13,7 +13,7 @@ import type { AuthContext } from './auth-context.js';
 import { invalidToken } from './bearer-credentials.js';
 
 /** The safety net: a cached key is read again after this long even if no notification came. */
-export const AUTH_CACHE_TTL_MS = 10_000;
+const AUTH_CACHE_TTL_MS = 10_000;
 
 // Named as KeyRecord's fields, so a row is the record.
 const KEY_SQL = `

@@ -19,7 +19,7 @@ export interface EventDefinition {
 /** The OpenAPI component of a read DTO (class name) or of an EVENT_DATA_SCHEMAS entry. */
 type DataComponent = EventDataSchemaName | 'InvoiceDto' | 'VehicleDto' | 'WorkOrderDto' | 'FuelLogDto' | 'EmployeeDto' | 'LeaveRequestDto' | 'TimesheetDto' | 'TicketDto' | 'DocumentDto';
 
-export const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
 const event = (scope: Scope, data: DataComponent, description: string, personalData = false): EventDefinition => ({
   scope,

@@ -6,7 +6,7 @@ import { DomainException } from '../errors/domain.exception.js';
  * more than a few levels; unbounded nesting would let a body exhaust the stack of any code
  * that walks it recursively (the idempotency hash, validation).
  */
-export const MAX_BODY_DEPTH = 64;
+const MAX_BODY_DEPTH = 64;
 
 /**
  * The checks every request body and query string passes before any route sees it, so no route

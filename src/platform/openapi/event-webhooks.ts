@@ -3,7 +3,7 @@ import { EVENT_DATA_SCHEMAS, type JsonSchema } from '../catalog/event-data-schem
 import { EVENT_TYPES, EventCatalog } from '../catalog/event-types.js';
 import { Scope } from '../catalog/scopes.js';
 
-export const EVENT_ENVELOPE_SCHEMA = 'WebhookEvent';
+const EVENT_ENVELOPE_SCHEMA = 'WebhookEvent';
 
 const ENVELOPE: JsonSchema = {
   type: 'object',

@@ -2,7 +2,7 @@
  * Every tag the document uses, with its description. A tag used by a controller but missing
  * here is declared without one, and the OpenAPI e2e test fails until it is added.
  */
-export const TAG_DESCRIPTIONS: Record<string, string> = {
+const TAG_DESCRIPTIONS: Record<string, string> = {
   Bills: 'Supplier bills (finance, read-only).',
   Documents: 'Document metadata: file name, type, size, checksum and owner (read-only).',
   Fleet: 'Vehicles, work orders and fuel logs (read-only).',

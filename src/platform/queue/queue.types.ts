@@ -61,7 +61,7 @@ export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
  * jobs that throw; a handler that expects its retry throws `ExpectedRetry` with the wait it
  * wants, which wins over `backoff.delay`.
  */
-export interface QueueSettings {
+interface QueueSettings {
   /** Jobs one worker process runs at a time. */
   concurrency: number;
   /** Runs of a job before BullMQ gives up on it. */

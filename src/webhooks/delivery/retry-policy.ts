@@ -2,7 +2,7 @@
 export const MAX_ATTEMPTS = 8;
 
 /** How far a wait may stray from the schedule, either way, so retries of many deliveries spread out. */
-export const JITTER = 0.2;
+const JITTER = 0.2;
 
 /**
  * The wait before the next attempt after attempt `attempt` (1-based) failed, or `null` when it

@@ -8,7 +8,7 @@ import type { VettedWebhookUrl } from '../url-safety/webhook-url-checker.js';
  * the key, so a changed endpoint URL is checked afresh on its next attempt; refusals are never
  * kept. The attempt still connects only to the address that was approved.
  */
-export const VETTED_URL_TTL_MS = 1000;
+const VETTED_URL_TTL_MS = 1000;
 /** URLs remembered at most; the oldest is forgotten beyond this. */
 const MAX_ENTRIES = 1000;
 

@@ -5,7 +5,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import type { ATTEMPT_ERROR_KINDS } from './webhook-delivery.entity.js';
 
 /** How much of a receiver's answer is read and kept. */
-export const RESPONSE_BODY_LIMIT = 20 * 1024;
+const RESPONSE_BODY_LIMIT = 20 * 1024;
 
 /** Why a request got no HTTP answer. `ssrf` is decided before sending, by the URL checker. */
 export type SendErrorKind = (typeof ATTEMPT_ERROR_KINDS)[number];

@@ -5,7 +5,7 @@ import type { WebhookEndpoint } from '../webhook-endpoint.entity.js';
 
 /** Standard Webhooks allows 24 to 64 bytes; 32 bytes is HMAC-SHA256's full strength. */
 const SECRET_BYTES = 32;
-export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+const WEBHOOK_SECRET_PREFIX = 'whsec_';
 
 /**
  * Webhook signing secrets: generated in the Standard Webhooks format, so stock verifiers accept
