@@ -1,10 +1,12 @@
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
+import { RateLimiterService } from '../../src/platform/rate-limit/rate-limiter.service.js';
 import type { TestApi } from '../support/api.js';
 import { createEndpoint, deliveriesOf, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { verifyStandard, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
+import { WebhookSecretBox } from '../../src/webhooks/secrets/webhook-secret-box.js';
 
 
 describe('deliveries API and replays (e2e)', () => {
@@ -121,7 +123,9 @@ describe('deliveries API and replays (e2e)', () => {
     const notActive = await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/${paused.rows[0].id}/replay`);
     expect(notActive.status).toBe(409);
     expect(notActive.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.endpoint_not_active', code: 'endpoint_not_active' });
-    expect((await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/replay_failed`)).status).toBe(409);
+    const bulkNotActive = await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/replay_failed`);
+    expect(bulkNotActive.status).toBe(409);
+    expect(bulkNotActive.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.endpoint_not_active', code: 'endpoint_not_active' });
 
     const personal = await endpointWithFailures('/replay-pii', 1, { eventTypes: ['hr.employee.created'], piiEnabled: true });
     await db.query(`UPDATE webhook_endpoints SET pii_enabled = false WHERE id = $1`, [personal.endpoint.id]);
@@ -183,4 +187,101 @@ describe('deliveries API and replays (e2e)', () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
+
+  it('limits single replays to 60 per minute per key', async () => {
+    const { endpoint, rows } = await endpointWithFailures('/replay-limit', 1);
+    const clock = api.app.get(RateLimiterService).clock;
+    // All 61 calls in one minute window, however long they take.
+    const pinned = Date.UTC(2026, 4, 16, 10, 15, 0, 500);
+    clock.now = () => pinned;
+    try {
+      const replay = () => post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`);
+      for (let i = 0; i < 60; i++) expect((await replay()).status).toBe(202);
+      const limited = await replay();
+      expect(limited.status).toBe(429);
+      expect(limited.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      clock.now = () => Date.now();
+    }
+    await settledDeliveries(api.app, endpoint.id, 61);
+  }, 60_000);
+
+  it('answers another key 404 on both replay routes, and a malformed id 422 invalid_input on every delivery route', async () => {
+    const { endpoint, rows } = await endpointWithFailures('/owned', 1);
+    const other = await session.newKey([Scope.WebhooksManage]);
+    for (const path of [`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`, `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`]) {
+      const refused = await post(path, other.auth);
+      expect(refused.status).toBe(404);
+      expect(refused.body.detail_key).toBe('errors.integrations.webhooks.not_found');
+    }
+    expect(await deliveriesOf(api.app, endpoint.id)).toHaveLength(1);
+
+    const malformed: [typeof get, string][] = [
+      [get, '/v1/webhook_endpoints/nope/deliveries'],
+      [get, `/v1/webhook_endpoints/nope/deliveries/${rows[0].id}`],
+      [post, `/v1/webhook_endpoints/nope/deliveries/${rows[0].id}/replay`],
+      [post, `/v1/webhook_endpoints/${endpoint.id}/deliveries/nope/replay`],
+      [post, '/v1/webhook_endpoints/nope/deliveries/replay_failed'],
+    ];
+    for (const [send, path] of malformed) {
+      const answer = await send(path);
+      expect(answer.status).toBe(422);
+      expect(answer.body.detail_key).toBe('errors.common.validation.invalid_input');
+    }
+  });
+
+  it('replay_failed: dead originals of the last 24 hours by default, never a replay that failed itself', async () => {
+    const { endpoint, rows } = await endpointWithFailures('/window', 3);
+    await db.query(
+      `UPDATE webhook_deliveries SET status = 'dead', error_class = NULL, created_at = clock_timestamp() - interval '23 hours' WHERE id = $1`,
+      [rows[0].id],
+    );
+    await db.query(`UPDATE webhook_deliveries SET created_at = clock_timestamp() - interval '25 hours' WHERE id = $1`, [rows[1].id]);
+    // rows[2] is replayed once, and that replay fails too.
+    receiver.respond = () => ({ status: 410 });
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[2].id}/replay`)).status).toBe(202);
+    const settled = await settledDeliveries(api.app, endpoint.id, 4);
+    expect(settled.find((row) => row.replayed_from === rows[2].id)).toMatchObject({ status: 'failed', error_class: 'gone' });
+    receiver.respond = () => ({ status: 204 });
+
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).body).toEqual({ enqueued: 1 });
+    const after = await settledDeliveries(api.app, endpoint.id, 5);
+    expect(after.filter((row) => row.replayed_from === rows[0].id)).toHaveLength(1);
+    expect(after.filter((row) => row.replayed_from === rows[2].id)).toHaveLength(1);
+  });
+
+  it('replays go to the endpoint\'s current URL, signed with its current secret', async () => {
+    const { endpoint, secret, rows } = await endpointWithFailures('/before-move', 1);
+    const box = api.app.get(WebhookSecretBox);
+    const current = box.generateSecret();
+    await db.query(`UPDATE webhook_endpoints SET url = $2, secret_ciphertext = $3 WHERE id = $1`, [endpoint.id, receiver.url('/after-move'), box.seal(current)]);
+
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`)).status).toBe(202);
+    const moved = await waitFor(async () => receiver.requests.find((request) => request.path === '/after-move'));
+    expect(verifyStandard(current, moved)).toMatchObject({ id: rows[0].event_id });
+    expect(() => verifyStandard(secret, moved)).toThrow();
+  });
+
+  it('replay_failed queues at most 1,000 deliveries per call, oldest first', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/thousand'), eventTypes: ['hr.employee.created'] });
+    // Events the endpoint is not subscribed to, so the relay leaves them alone; their failed deliveries are written here.
+    const eventIds = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 1001);
+    await db.query(
+      `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, status, attempt, error_class, created_at)
+       SELECT $1, $2, event_id, 'fin.invoice.created', '2026-05-16', false, 'failed', 1, 'gone', clock_timestamp() - interval '1 hour' + position * interval '1 second'
+         FROM unnest($3::uuid[]) WITH ORDINALITY AS e(event_id, position)`,
+      [session.tenant.id, endpoint.id, eventIds],
+    );
+    const newest = eventIds[eventIds.length - 1];
+
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).body).toEqual({ enqueued: 1000 });
+    const [{ replayed_newest }] = await db.query(
+      `SELECT count(*)::int AS replayed_newest FROM webhook_deliveries r JOIN webhook_deliveries o ON o.id = r.replayed_from WHERE o.event_id = $1`,
+      [newest],
+    );
+    expect(replayed_newest).toBe(0);
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).body).toEqual({ enqueued: 1 });
+    await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [endpoint.id]);
+  }, 60_000);
 });
