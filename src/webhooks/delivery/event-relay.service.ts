@@ -189,10 +189,12 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
         [this.config.WEBHOOK_SWEEP_INTERVAL_MS],
       );
       const queue = this.jobs.bullQueue(JOB_QUEUES[JobName.WebhookDeliveryAttempt]);
-      const states = await Promise.all(overdue.map((delivery) => queue.getJobState(delivery.id)));
-      // A finished job of a still pending delivery is removed first, so its id can be queued again.
-      await Promise.all(overdue.filter((_, index) => states[index] === 'completed' || states[index] === 'failed').map((delivery) => queue.remove(delivery.id)));
-      const lost = overdue.filter((_, index) => states[index] === 'completed' || states[index] === 'failed' || states[index] === 'unknown');
+      const lost: { id: string; tenant_id: string }[] = [];
+      for (const delivery of overdue) {
+        const state = await queue.getJobState(delivery.id);
+        if (state === 'completed' || state === 'failed') await queue.remove(delivery.id);
+        if (state === 'completed' || state === 'failed' || state === 'unknown') lost.push(delivery);
+      }
       if (lost.length > 0) {
         this.logger.warn({ count: lost.length }, 'sweep: queued pending deliveries whose job was gone');
         await this.enqueue(lost);
