@@ -18,6 +18,8 @@ import {
   WebhookEndpointListDto,
   WebhookEndpointWithSecretDto,
 } from './dto/webhook-endpoint.dto.js';
+import { DeliveryGate } from './delivery/gate/delivery-gate.js';
+import type { WebhookEndpoint } from './webhook-endpoint.entity.js';
 import { type EndpointWithSecret, WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { MAX_ENDPOINTS_PER_COMPANY } from './webhook-endpoint-state.js';
 
@@ -82,6 +84,7 @@ export class WebhookEndpointsController {
   constructor(
     @Inject(WebhookEndpointsService) private readonly endpoints: WebhookEndpointsService,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(DeliveryGate) private readonly gate: DeliveryGate,
   ) {}
 
   @Get()
@@ -94,7 +97,7 @@ export class WebhookEndpointsController {
   })
   @ApiOkResponse({ type: WebhookEndpointListDto })
   async list(@CurrentAuth() auth: AuthContext): Promise<WebhookEndpointListDto> {
-    return { data: (await this.endpoints.list(auth)).map(toWebhookEndpointDto) };
+    return { data: await this.present(await this.endpoints.list(auth)) };
   }
 
   @Post()
@@ -130,7 +133,7 @@ export class WebhookEndpointsController {
   ): Promise<WebhookEndpointWithSecretDto> {
     const created = await this.endpoints.create(auth, body);
     response.setHeader('Location', `${this.config.publicBaseUrl}/v1/webhook_endpoints/${created.endpoint.id}`);
-    return withSecret(created);
+    return this.withSecret(created);
   }
 
   @Get(':id')
@@ -141,7 +144,7 @@ export class WebhookEndpointsController {
   @NOT_FOUND
   @problem(422, `${key('InvalidInput')}: the id is not a UUID.`)
   async get(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string): Promise<WebhookEndpointDto> {
-    return toWebhookEndpointDto(await this.endpoints.findOwned(auth, id));
+    return this.presentOne(await this.endpoints.findOwned(auth, id));
   }
 
   @Patch(':id')
@@ -162,7 +165,7 @@ export class WebhookEndpointsController {
   @SUBSCRIPTION_403
   @NOT_FOUND
   async update(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(UpdateWebhookEndpointDto) body: UpdateWebhookEndpointDto): Promise<WebhookEndpointDto> {
-    return toWebhookEndpointDto(await this.endpoints.update(auth, id, body));
+    return this.presentOne(await this.endpoints.update(auth, id, body));
   }
 
   @Delete(':id')
@@ -180,7 +183,7 @@ export class WebhookEndpointsController {
   @NOT_FOUND
   @problem(422, `${key('InvalidInput')}: the id is not a UUID.`)
   async remove(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string): Promise<WebhookEndpointDto> {
-    return toWebhookEndpointDto(await this.endpoints.remove(auth, id));
+    return this.presentOne(await this.endpoints.remove(auth, id));
   }
 
   @Post(':id/rotate_secret')
@@ -198,7 +201,7 @@ export class WebhookEndpointsController {
   @NOT_FOUND
   @problem(422, `${key('InvalidInput')} (id not a UUID); ${key('WebhookUnknownField')} (a body member).`)
   async rotateSecret(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(NoBodyDto) _body: NoBodyDto): Promise<WebhookEndpointWithSecretDto> {
-    return withSecret(await this.endpoints.rotateSecret(auth, id));
+    return this.withSecret(await this.endpoints.rotateSecret(auth, id));
   }
 
   @Post(':id/pause')
@@ -218,7 +221,7 @@ export class WebhookEndpointsController {
   @QUOTA_429
   @problem(422, `${key('InvalidInput')} (id not a UUID); ${key('WebhookUnknownField')} (a body member).`)
   async pause(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(NoBodyDto) _body: NoBodyDto): Promise<WebhookEndpointDto> {
-    return toWebhookEndpointDto(await this.endpoints.pause(auth, id));
+    return this.presentOne(await this.endpoints.pause(auth, id));
   }
 
   @Post(':id/resume')
@@ -238,10 +241,21 @@ export class WebhookEndpointsController {
   @QUOTA_429
   @problem(422, `${key('InvalidInput')} (id not a UUID); ${key('WebhookUnknownField')} (a body member).`)
   async resume(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(NoBodyDto) _body: NoBodyDto): Promise<WebhookEndpointDto> {
-    return toWebhookEndpointDto(await this.endpoints.resume(auth, id));
+    return this.presentOne(await this.endpoints.resume(auth, id));
   }
-}
 
-function withSecret({ endpoint, secret }: EndpointWithSecret): WebhookEndpointWithSecretDto {
-  return { ...toWebhookEndpointDto(endpoint), secret };
+  private async presentOne(endpoint: WebhookEndpoint): Promise<WebhookEndpointDto> {
+    const [dto] = await this.present([endpoint]);
+    return dto;
+  }
+
+  private async withSecret({ endpoint, secret }: EndpointWithSecret): Promise<WebhookEndpointWithSecretDto> {
+    return { ...(await this.presentOne(endpoint)), secret };
+  }
+
+  /** The endpoints with their circuits, read from the delivery gate in one round trip; without Redis, `circuit` is null. */
+  private async present(endpoints: readonly WebhookEndpoint[]): Promise<WebhookEndpointDto[]> {
+    const circuits = await this.gate.circuits(endpoints.map((endpoint) => endpoint.id)).catch(() => null);
+    return endpoints.map((endpoint) => toWebhookEndpointDto(endpoint, circuits?.get(endpoint.id) ?? null));
+  }
 }

@@ -24,7 +24,12 @@ export async function isolatedDatabase(name: string): Promise<{ url: string; dro
   return { url: url.toString(), drop: () => dropDatabase(url.toString()) };
 }
 
-/** Delivery tests' settings: their own database (see isolatedDatabase), a local http receiver, short retries, a fast sweep. */
+/**
+ * Delivery tests' settings: their own database (see isolatedDatabase), a local http receiver,
+ * short retries, a fast sweep, and a circuit breaker whose cool-down is over at once (so a
+ * failing receiver is probed on each retry, and the retry schedule and auto-disable can be
+ * tested; the circuit's own tests set their cool-down).
+ */
 export function deliveryEnv(prefix: string, databaseUrl: string, overrides: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,
@@ -34,6 +39,8 @@ export function deliveryEnv(prefix: string, databaseUrl: string, overrides: Reco
     WEBHOOK_RETRY_SCHEDULE_MS: '30,30,30,30,30,30,30',
     WEBHOOK_TIMEOUT_MS: '1500',
     WEBHOOK_SWEEP_INTERVAL_MS: '500',
+    WEBHOOK_CIRCUIT_COOLDOWN_MS: '1',
+    WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS: '1',
     ...overrides,
   };
 }

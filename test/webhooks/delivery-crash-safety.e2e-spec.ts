@@ -5,10 +5,10 @@ import { EventPublisher } from '../../src/platform/events/event-publisher.servic
 import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { JobQueue } from '../../src/platform/queue/job-queue.service.js';
 import { QueueName } from '../../src/platform/queue/queue.types.js';
+import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { startApi, type TestApi } from '../support/api.js';
 import { createEndpoint, deliveryEnv, isolatedDatabase } from '../support/deliveries.js';
 import { type MainProcess, spawnMain } from '../support/main-process.js';
-import { waitForQueues } from '../support/queues.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -36,7 +36,8 @@ describe('delivery crash safety (e2e, worker processes)', () => {
     workers.push(worker);
     return worker;
   };
-  const workerCount = () => jobs.bullQueue(QueueName.WebhookDelivery).getWorkersCount();
+  // A worker process starts its queue workers and its delivery loop together.
+  const workerCount = () => jobs.bullQueue(QueueName.Maintenance).getWorkersCount();
 
   beforeAll(async () => {
     database = await isolatedDatabase('crash');
@@ -131,7 +132,10 @@ describe('delivery crash safety (e2e, worker processes)', () => {
 
     await allDelivered(endpointId, BURST);
     expect(received('/flush', eventIds).missing).toEqual([]);
-    await waitForQueues(jobs, 30_000, [QueueName.WebhookDelivery]);
+    await waitFor(async () => {
+      const backlog = await api.app.get(DeliveryGate).backlog(endpointId);
+      return backlog.waiting === 0 && backlog.inFlight === 0;
+    }, 30_000, 'the delivery gate to hold nothing of the endpoint');
   }, BURST_TEST_TIMEOUT_MS);
 
   it('(c) two workers share a burst and never send one attempt twice at the same time', async () => {

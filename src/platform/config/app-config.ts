@@ -109,11 +109,47 @@ export class AppConfig {
   @Min(1)
   WEBHOOK_TIMEOUT_MS = 15000;
 
-  /** How often each worker sweeps: relays events whose notification was lost, re-queues pending deliveries whose job is gone. */
+  /** How often each worker sweeps: relays events whose notification was lost, offers again pending deliveries the delivery gate lost. */
   @Transform(int)
   @IsInt()
   @Min(100)
   WEBHOOK_SWEEP_INTERVAL_MS = 30_000;
+
+  /**
+   * Requests in flight to one endpoint at once, over all workers (counted in Redis). 10 lets one
+   * endpoint take thousands of deliveries a second from a receiver answering in a few
+   * milliseconds, while a receiver that hangs holds no more than 10 of a worker's slots.
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_ENDPOINT_CONCURRENCY = 10;
+
+  /** Attempts one worker process makes at once, over all endpoints. */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  WEBHOOK_WORKER_CONCURRENCY = 500;
+
+  /** Failures in a row (5xx, timeout, no connection) that open an endpoint's circuit. */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_CIRCUIT_FAILURES = 5;
+
+  /** How long an open circuit waits before its first probe; doubled after each failed probe … */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_CIRCUIT_COOLDOWN_MS = 10_000;
+
+  /** … up to this; also the longest a receiver's Retry-After holds its endpoint back. */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS = 10 * 60 * 1000;
 
   /** auto_consecutive_failures: this many failed attempts in a row … */
   @Transform(int)

@@ -22,17 +22,6 @@ export class JobQueue {
     return job.id!;
   }
 
-  /**
-   * Adds many jobs of one name in one round trip. With a `jobId` per job the call is
-   * idempotent: an id already in the queue is left as it is.
-   */
-  async queueMany<N extends JobName>(name: N, jobs: readonly { data: JobOf<N>; jobId?: string }[]): Promise<void> {
-    if (jobs.length === 0) return;
-    await this.bullQueue(JOB_QUEUES[name]).addBulk(
-      jobs.map(({ data, ...options }) => ({ name, data, opts: { ...jobDefaults(name), ...options } })),
-    );
-  }
-
   /** Creates or updates the scheduler of a repeating job (idempotent, so every worker may call it). */
   async schedule(job: RepeatingJob): Promise<void> {
     await this.bullQueue(JOB_QUEUES[job.name]).upsertJobScheduler(job.name, { every: job.everyMs }, { name: job.name, data: job.data, opts: jobDefaults(job.name) });
@@ -46,8 +35,8 @@ export class JobQueue {
   }
 }
 
-/** A job's attempts and backoff, from its queue's settings; `custom` lets an ExpectedRetry choose the wait. */
+/** A job's attempts and backoff, from its queue's settings. */
 function jobDefaults(name: JobName): Pick<JobsOptions, 'attempts' | 'backoff'> {
   const { attempts, backoff } = QUEUE_SETTINGS[JOB_QUEUES[name]];
-  return { attempts, backoff: { type: 'custom', delay: backoff.delay } };
+  return { attempts, backoff };
 }

@@ -20,24 +20,16 @@ class CleanupHandler {
 // Type-level checks, enforced by `npm run typecheck`: a handler must take its job's payload.
 @Injectable()
 export class MismatchedHandlers {
-  // @ts-expect-error the cleanup job's payload is { tenantId: null }, not a delivery
+  // @ts-expect-error the cleanup job's payload is { tenantId: null }, not one naming a company
   @OnJob(JobName.IdempotencyCleanup)
-  async wrongPayload(data: JobOf<typeof JobName.WebhookDeliveryAttempt>) {
+  async wrongPayload(data: { tenantId: string }) {
     return data;
   }
 
   // @ts-expect-error a payload that is merely wider (unknown) is refused too
-  @OnJob(JobName.WebhookDeliveryAttempt)
+  @OnJob(JobName.IdempotencyCleanup)
   async widerPayload(data: unknown) {
     return data;
-  }
-}
-
-@Injectable()
-class DeliveryHandler {
-  @OnJob(JobName.WebhookDeliveryAttempt)
-  async run() {
-    return 'sent';
   }
 }
 
@@ -50,7 +42,7 @@ class SecondCleanupHandler {
 }
 
 async function registryWith(...handlers: (typeof CleanupHandler | typeof SecondCleanupHandler)[]) {
-  const module = await Test.createTestingModule({ imports: [DiscoveryModule], providers: [JobRegistry, DeliveryHandler, ...handlers] }).compile();
+  const module = await Test.createTestingModule({ imports: [DiscoveryModule], providers: [JobRegistry, ...handlers] }).compile();
   await module.init();
   return module;
 }

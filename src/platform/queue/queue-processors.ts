@@ -2,7 +2,6 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, type Type } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { Metrics } from '../metrics/metrics.service.js';
-import { ExpectedRetry } from './expected-retry.js';
 import { JobRegistry } from './job-registry.service.js';
 import { QUEUE_NAMES, QUEUE_SETTINGS, type QueueName } from './queue.types.js';
 
@@ -19,11 +18,6 @@ function processorFor(queue: QueueName): Type<WorkerHost> {
     concurrency: settings.concurrency,
     lockDuration: settings.lockDurationMs,
     stalledInterval: settings.lockDurationMs / 2,
-    settings: {
-      // Used by jobs whose backoff type is 'custom'; JobQueue gives every job its queue's backoff.
-      backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) =>
-        error instanceof ExpectedRetry ? error.delayMs : settings.backoff.type === 'fixed' ? settings.backoff.delay : settings.backoff.delay * 2 ** (attemptsMade - 1),
-    },
   })
   class QueueProcessor extends WorkerHost {
     private readonly logger = new Logger(`queue:${queue}`);
@@ -47,13 +41,7 @@ function processorFor(queue: QueueName): Type<WorkerHost> {
     @OnWorkerEvent('failed')
     onFailed(job: Job | undefined, error: Error): void {
       this.metrics.jobOutcomes.inc({ queue, job: job?.name ?? 'unknown', outcome: 'failed' });
-      const details = { jobId: job?.id, job: job?.name, attempt: job?.attemptsMade };
-      const willRetry = job !== undefined && job.attemptsMade < (job.opts.attempts ?? 1);
-      if (error instanceof ExpectedRetry && willRetry) {
-        this.logger.warn({ ...details, retry_in_ms: error.delayMs }, `job ${job.name} will be retried: ${error.message}`);
-      } else {
-        this.logger.error({ err: error, ...details }, `job ${job?.name ?? '?'} failed`);
-      }
+      this.logger.error({ err: error, jobId: job?.id, job: job?.name, attempt: job?.attemptsMade }, `job ${job?.name ?? '?'} failed`);
     }
 
     @OnWorkerEvent('error')

@@ -11,16 +11,12 @@
 export const QueueName = {
   /** Housekeeping of the platform's own tables. */
   Maintenance: 'maintenance',
-  /** One job per webhook delivery (job id = delivery id), retried on the delivery schedule. */
-  WebhookDelivery: 'webhook-delivery',
 } as const;
 export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 
 export const JobName = {
   /** Deletes idempotency records older than their 24-hour retention. */
   IdempotencyCleanup: 'idempotency.cleanup',
-  /** Makes the next attempt of one webhook delivery. */
-  WebhookDeliveryAttempt: 'webhook.delivery.attempt',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
@@ -34,7 +30,6 @@ type CheckedPayloads<T extends { [N in JobName]: TenantPayload }> = T;
 
 type JobPayloads = CheckedPayloads<{
   [JobName.IdempotencyCleanup]: { tenantId: null };
-  [JobName.WebhookDeliveryAttempt]: { tenantId: string; deliveryId: string };
 }>;
 
 /** The payload type of a job name. */
@@ -53,14 +48,9 @@ export type JobHandler<N extends JobName> = (data: JobOf<N>, context: JobContext
 /** Which queue each job runs on. */
 export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   [JobName.IdempotencyCleanup]: QueueName.Maintenance,
-  [JobName.WebhookDeliveryAttempt]: QueueName.WebhookDelivery,
 };
 
-/**
- * How each queue runs its jobs; nothing comes from a global default. `backoff` applies to
- * jobs that throw; a handler that expects its retry throws `ExpectedRetry` with the wait it
- * wants, which wins over `backoff.delay`.
- */
+/** How each queue runs its jobs; nothing comes from a global default. `backoff` applies to jobs that throw. */
 interface QueueSettings {
   /** Jobs one worker process runs at a time. */
   concurrency: number;
@@ -74,10 +64,6 @@ interface QueueSettings {
 
 export const QUEUE_SETTINGS: { readonly [Q in QueueName]: QueueSettings } = {
   [QueueName.Maintenance]: { concurrency: 1, attempts: 3, backoff: { type: 'exponential', delay: 5000 }, lockDurationMs: 30_000 },
-  // PostgreSQL decides retries and the end of a delivery; BullMQ's attempts are only a cap on
-  // runs that fail unexpectedly (database down). A job BullMQ gives up on leaves its delivery
-  // pending, and the relay's sweep queues it again.
-  [QueueName.WebhookDelivery]: { concurrency: 50, attempts: 25, backoff: { type: 'fixed', delay: 5000 }, lockDurationMs: 10_000 },
 };
 
 /** A job the worker role schedules to repeat, through a BullMQ job scheduler. */

@@ -5,14 +5,13 @@ import { DataSource } from 'typeorm';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
-import { ExpectedRetry } from '../../platform/queue/expected-retry.js';
-import { OnJob } from '../../platform/queue/on-job.decorator.js';
-import { JobName, type JobOf } from '../../platform/queue/queue.types.js';
 import { WebhookSecretBox } from '../secrets/webhook-secret-box.js';
 import { WEBHOOK_DNS_RESOLVER, type WebhookDnsResolver } from '../url-safety/webhook-dns-resolver.js';
 import { WebhookUrlChecker, WebhookUrlRefusedException } from '../url-safety/webhook-url-checker.js';
 import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
 import { AutoDisable } from './auto-disable.service.js';
+import { attemptOutcomeLabel, DeliveryMetrics } from './delivery-metrics.js';
+import type { Grant, ReceiverVerdict } from './gate/delivery-gate.js';
 import { retryAfterMs, retryDelayMs } from './retry-policy.js';
 import type { DeliveryErrorClass, DeliveryStatus } from './webhook-delivery.entity.js';
 import { deliveryRefusal, entitlementKeyOf, type KeyColumns } from './webhook-entitlement.js';
@@ -36,6 +35,7 @@ interface ClaimedDelivery extends KeyColumns {
   event_type: string;
   api_version: string;
   attempt: number;
+  replayed_from: string | null;
   envelope: EventEnvelope;
   url: string;
   endpoint_status: WebhookEndpointStatus;
@@ -52,6 +52,12 @@ interface Outcome {
   retryInMs: number | null;
 }
 
+/**
+ * Called once per attempt, as soon as the receiver is done with it (or at once when nothing is
+ * sent): frees the endpoint's slot for its next delivery while this one is still being recorded.
+ */
+export type FreeSlot = (verdict: ReceiverVerdict, holdUntilMs: number | null) => void;
+
 interface FinishCall {
   deliveryId: string;
   token: string;
@@ -65,11 +71,11 @@ type AttemptRecord = { startedAt: Date; durationMs: number } & (
 );
 
 /**
- * Makes one attempt of one delivery (issue 9, items 2-4). PostgreSQL decides: the attempt first
- * leases the pending delivery (so no two workers ever send it at the same time, whatever BullMQ
- * does after a crash), re-checks the endpoint, the owning key, the personal-data grant and the
- * URL, then signs and POSTs, and records the attempt and the delivery's new state together.
- * A retry is thrown as ExpectedRetry with the wait, so BullMQ runs the same job again then.
+ * Makes one attempt of one delivery, once the delivery gate has granted it a slot of its
+ * endpoint. PostgreSQL decides: the attempt first leases the pending delivery (so no two workers
+ * ever send it at the same time, whatever the gate offered twice), re-checks the endpoint, the
+ * owning key, the personal-data grant and the URL, then signs and POSTs, and records the attempt
+ * and the delivery's new state together. Answers when the delivery is due again, if it is.
  */
 @Injectable()
 export class DeliveryAttemptHandler {
@@ -89,42 +95,77 @@ export class DeliveryAttemptHandler {
     @Inject(AutoDisable) private readonly autoDisable: AutoDisable,
     @Inject(WebhookClock) private readonly clock: WebhookClock,
     @Inject(AccessService) private readonly access: AccessService,
+    @Inject(DeliveryMetrics) private readonly metrics: DeliveryMetrics,
   ) {
     this.userAgent = `OH-Webhooks/1.0 (+${config.publicBaseUrl})`;
   }
 
-  @OnJob(JobName.WebhookDeliveryAttempt)
-  async attempt(job: JobOf<typeof JobName.WebhookDeliveryAttempt>): Promise<DeliveryStatus> {
+  /** Returns when (epoch ms) the delivery is due again, or null when it needs no further attempt. */
+  async attempt(grant: Grant, freeSlot: FreeSlot): Promise<number | null> {
     const token = randomUUID();
-    const delivery = await this.claim(job.deliveryId, token);
-    if (!delivery) return this.unclaimable(job.deliveryId);
+    const delivery = await this.claim(grant.deliveryId, token);
+    if (!delivery) {
+      freeSlot('none', null);
+      return this.unclaimable(grant.deliveryId);
+    }
 
     const now = this.clock.now();
     const key = entitlementKeyOf(delivery);
     const refusal = deliveryRefusal(this.access, { status: delivery.endpoint_status, piiEnabled: delivery.pii_enabled }, key, delivery.event_type, now);
     if (refusal !== null) {
+      freeSlot('none', null);
       await this.finish(delivery, token, { status: 'failed', errorClass: refusal, retryInMs: null }, null);
-      return 'failed';
+      return null;
     }
 
     const attempt = delivery.attempt + 1;
+    if (attempt === 1 && delivery.replayed_from === null) {
+      this.metrics.firstAttemptLatency.observe(Math.max(0, Date.now() - Date.parse(delivery.envelope.created_at)) / 1000);
+    }
     const record = await this.send(delivery, now);
     const outcome = this.judge(attempt, record, now);
+    freeSlot(receiverVerdict(record), this.holdUntil(record));
+    this.observe(delivery, attempt, record, outcome);
     await this.finish(delivery, token, outcome, { ...record, attempt });
 
     if (outcome.status !== 'delivered') await this.autoDisable.afterFailure(delivery.tenant_id, delivery.endpoint_id, now, outcome.status === 'dead');
-    if (outcome.retryInMs !== null) {
-      const why = 'responseStatus' in record ? `receiver answered ${record.responseStatus}` : `${record.errorKind} error`;
-      throw new ExpectedRetry(`delivery ${delivery.id} attempt ${attempt}: ${why}`, outcome.retryInMs);
-    }
-    return outcome.status;
+    return outcome.retryInMs === null ? null : Date.now() + outcome.retryInMs;
+  }
+
+  /** The per-attempt metrics and log line: no body, no header, no secret. */
+  private observe(delivery: ClaimedDelivery, attempt: number, record: AttemptRecord, outcome: Outcome): void {
+    const label = attemptOutcomeLabel(record);
+    this.metrics.attempts.inc({ outcome: label });
+    this.metrics.attemptDuration.observe({ outcome: label }, record.durationMs / 1000);
+    this.logger.log(
+      {
+        endpoint_id: delivery.endpoint_id,
+        delivery_id: delivery.id,
+        attempt,
+        ...('responseStatus' in record ? { status: record.responseStatus } : { error_kind: record.errorKind }),
+        duration_ms: record.durationMs,
+        outcome: outcome.status,
+      },
+      'webhook attempt',
+    );
+  }
+
+  /**
+   * A 429 or 503 with a readable Retry-After holds the whole endpoint back until then, at most
+   * WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS: the receiver asked for no more requests for a while. In the
+   * gate's time (the real clock), whatever clock the attempt is judged by.
+   */
+  private holdUntil(record: AttemptRecord): number | null {
+    if (!('responseStatus' in record)) return null;
+    const wait = retryAfterMs(record.responseStatus, record.retryAfter, new Date());
+    return wait === undefined ? null : Date.now() + Math.min(wait, this.config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS);
   }
 
   /**
    * Leases the delivery for this attempt if it is pending, due, and not leased by another.
    * Batched: one statement leases every delivery whose attempt asked meanwhile. A row locked by
    * another transaction at that moment is skipped (never waited for, so two batches cannot
-   * deadlock); its attempt is unclaimable and retried shortly. The repeated `d.id = ANY($1)`
+   * deadlock); its attempt is unclaimable and offered again when it can be taken. The repeated `d.id = ANY($1)`
    * keeps PostgreSQL on the primary key instead of scanning the table for the join. "Pending" is
    * tested as `next_attempt_at` being set (equivalent by the table's check constraint), not as
    * `status = 'pending'`: that test let PostgreSQL pick the index of pending deliveries, which
@@ -146,9 +187,9 @@ export class DeliveryAttemptHandler {
          UPDATE webhook_deliveries d SET leased_until = clock_timestamp() + $3 * interval '1 millisecond', lease_token = x.token
            FROM wanted w JOIN unnest($1::uuid[], $2::uuid[]) AS x(id, token) ON x.id = w.id
           WHERE d.id = w.id AND d.id = ANY($1::uuid[])
-          RETURNING d.id, d.lease_token, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.api_version, d.attempt
+          RETURNING d.id, d.lease_token, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.api_version, d.attempt, d.replayed_from
        )
-       SELECT c.id, c.lease_token, c.tenant_id, c.endpoint_id, c.event_type, c.api_version, c.attempt, e.envelope,
+       SELECT c.id, c.lease_token, c.tenant_id, c.endpoint_id, c.event_type, c.api_version, c.attempt, c.replayed_from, e.envelope,
               w.url, w.status AS endpoint_status, w.pii_enabled, w.secret_ciphertext, w.previous_secret_ciphertext,
               w.previous_secret_expires_at, k.scopes, k.revoked_at, k.expires_at, k.deleted_at
          FROM claimed c
@@ -162,15 +203,15 @@ export class DeliveryAttemptHandler {
     return calls.map((call) => byToken.get(call.token));
   }
 
-  /** A job whose delivery could not be leased: done if it ended, else retried when it is due or its lease ends. */
-  private async unclaimable(deliveryId: string): Promise<DeliveryStatus> {
+  /** A delivery that could not be leased: nothing more if it ended, else due again when it is due or its lease ends. */
+  private async unclaimable(deliveryId: string): Promise<number | null> {
     const [row] = await this.dataSource.query(
       `SELECT status, extract(epoch FROM greatest(next_attempt_at, leased_until) - clock_timestamp()) * 1000 AS wait_ms
          FROM webhook_deliveries WHERE id = $1`,
       [deliveryId],
     );
-    if (!row || row.status !== 'pending') return row?.status ?? 'failed';
-    throw new ExpectedRetry(`delivery ${deliveryId} is not due or is being attempted elsewhere`, Math.max(10, Math.ceil(Number(row.wait_ms))));
+    if (!row || row.status !== 'pending') return null;
+    return Date.now() + Math.max(10, Math.ceil(Number(row.wait_ms)));
   }
 
   private async send(delivery: ClaimedDelivery, now: Date): Promise<AttemptRecord> {
@@ -281,6 +322,12 @@ export class DeliveryAttemptHandler {
     const done = new Set(updated.map((row) => row.lease_token));
     return calls.map((call) => done.has(call.token));
   }
+}
+
+/** What an attempt showed of the receiver, for its endpoint's circuit. */
+function receiverVerdict(record: AttemptRecord): ReceiverVerdict {
+  if ('responseStatus' in record) return record.responseStatus >= 500 ? 'down' : 'up';
+  return record.errorKind === 'ssrf' ? 'none' : 'down';
 }
 
 function signingInput(delivery: ClaimedDelivery) {

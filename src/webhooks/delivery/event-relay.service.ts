@@ -4,16 +4,14 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { PgListener } from '../../platform/database/pg-listener.js';
-import { JobQueue } from '../../platform/queue/job-queue.service.js';
-import { JOB_QUEUES, JobName } from '../../platform/queue/queue.types.js';
 import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
 import { deliveryRefusal, entitlementKeyOf, type KeyColumns, keyStateAt } from './webhook-entitlement.js';
-import { queueDeliveryAttempts } from './delivery-jobs.js';
+import { DeliveryGate } from './gate/delivery-gate.js';
 
 /** Events taken per relay transaction. */
 const RELAY_BATCH = 500;
-/** Pending deliveries the sweep looks at per run. */
+/** Pending deliveries the sweep offers again per statement. */
 const SWEEP_BATCH = 2000;
 const NOTIFY_CHANNEL = 'events_inserted';
 
@@ -38,8 +36,8 @@ interface Candidate extends KeyColumns {
  *   share them; each entitled endpoint gets one `pending` delivery (unique per event and
  *   endpoint) in the transaction that marks the events dispatched. An endpoint whose key expired
  *   or was deleted is paused (`api_key_inactive`) at the first event it can no longer receive.
- * - Enqueue after commit, job id = delivery id (idempotent). A crash between commit and enqueue,
- *   or a Redis flush, leaves pending deliveries without a job: the sweep queues them again.
+ * - Offer to the delivery gate after commit. A crash between commit and offer, or a Redis
+ *   flush, leaves pending deliveries the gate does not know: the sweep offers them again.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -50,10 +48,12 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** Where the sweep goes on from: it walks all overdue deliveries over its runs, a batch each. */
+  private sweepCursor: { at: Date; id: string } | null = null;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(JobQueue) private readonly jobs: JobQueue,
+    @Inject(DeliveryGate) private readonly gate: DeliveryGate,
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(AccessService) private readonly access: AccessService,
   ) {
@@ -113,7 +113,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
     return created.taken;
   }
 
-  private async fanOut(manager: EntityManager, eventIds: string[]): Promise<{ id: string; tenant_id: string }[]> {
+  private async fanOut(manager: EntityManager, eventIds: string[]): Promise<{ id: string; endpoint_id: string }[]> {
     const candidates: Candidate[] = await manager.query(
       `SELECT e.id AS event_id, e.created_at AS event_created_at, e.type AS event_type, e.tenant_id,
               w.id AS endpoint_id, w.status AS endpoint_status, w.pii_enabled, w.pinned_version,
@@ -160,7 +160,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
        SELECT t, en, ev, ty, v, p, clock_timestamp()
          FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::boolean[]) AS x(t, en, ev, ty, v, p)
        ON CONFLICT (event_id, endpoint_id) WHERE replayed_from IS NULL DO NOTHING
-       RETURNING id, tenant_id`,
+       RETURNING id, endpoint_id`,
       [
         rows.map((row) => row.tenantId),
         rows.map((row) => row.endpointId),
@@ -173,38 +173,36 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /**
-   * Relays what a lost notification left, and queues again every pending delivery that is
-   * overdue by a sweep interval, not leased by an attempt in progress, and has no live job (Redis
-   * flushed or restarted, or BullMQ gave up on it).
+   * Relays what a lost notification left, and offers the gate again every pending delivery that
+   * is overdue by a sweep interval and not leased by an attempt in progress (Redis flushed or
+   * restarted, a worker that died between two calls to the gate). One already waiting in the
+   * gate stays as it is. Walks the overdue deliveries a batch per run, so a long backlog behind
+   * an open circuit never hides the ones after it.
    */
   async sweep(): Promise<void> {
     if (this.stopped) return;
     this.wake();
     try {
-      const overdue: { id: string; tenant_id: string }[] = await this.dataSource.query(
-        `SELECT id, tenant_id FROM webhook_deliveries
+      const cursor = this.sweepCursor;
+      const overdue: { id: string; endpoint_id: string; next_attempt_at: Date }[] = await this.dataSource.query(
+        `SELECT id, endpoint_id, next_attempt_at FROM webhook_deliveries
           WHERE status = 'pending' AND next_attempt_at <= clock_timestamp() - $1 * interval '1 millisecond'
             AND (leased_until IS NULL OR leased_until < clock_timestamp())
-          ORDER BY next_attempt_at LIMIT ${SWEEP_BATCH}`,
-        [this.config.WEBHOOK_SWEEP_INTERVAL_MS],
+            AND ($2::timestamptz IS NULL OR (next_attempt_at, id) > ($2::timestamptz, $3::uuid))
+          ORDER BY next_attempt_at, id LIMIT ${SWEEP_BATCH}`,
+        [this.config.WEBHOOK_SWEEP_INTERVAL_MS, cursor?.at ?? null, cursor?.id ?? null],
       );
-      const queue = this.jobs.bullQueue(JOB_QUEUES[JobName.WebhookDeliveryAttempt]);
-      const lost: { id: string; tenant_id: string }[] = [];
-      for (const delivery of overdue) {
-        const state = await queue.getJobState(delivery.id);
-        if (state === 'completed' || state === 'failed') await queue.remove(delivery.id);
-        if (state === 'completed' || state === 'failed' || state === 'unknown') lost.push(delivery);
-      }
-      if (lost.length > 0) {
-        this.logger.warn({ count: lost.length }, 'sweep: queued pending deliveries whose job was gone');
-        await this.enqueue(lost);
-      }
+      const last = overdue.at(-1);
+      this.sweepCursor = overdue.length === SWEEP_BATCH && last ? { at: last.next_attempt_at, id: last.id } : null;
+      const offered = await this.gate.enqueue(overdue.map((delivery) => ({ endpointId: delivery.endpoint_id, deliveryId: delivery.id, dueMs: Date.now() })));
+      if (offered > 0) this.logger.warn({ count: offered }, 'sweep: offered again pending deliveries the delivery gate had lost');
     } catch (error) {
       this.logger.error({ err: error }, 'sweep failed');
     }
   }
 
-  private async enqueue(deliveries: readonly { id: string; tenant_id: string }[]): Promise<void> {
-    await queueDeliveryAttempts(this.jobs, deliveries.map((delivery) => ({ id: delivery.id, tenantId: delivery.tenant_id })));
+  private async enqueue(deliveries: readonly { id: string; endpoint_id: string }[]): Promise<void> {
+    const now = Date.now();
+    await this.gate.enqueue(deliveries.map((delivery) => ({ endpointId: delivery.endpoint_id, deliveryId: delivery.id, dueMs: now })), now);
   }
 }

@@ -3,14 +3,13 @@ import type { AuthContext } from '../../platform/auth/auth-context.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
 import { Paginator } from '../../platform/pagination/paginator.service.js';
-import { JobQueue } from '../../platform/queue/job-queue.service.js';
 import { TenantData, type TenantScope } from '../../platform/tenancy/tenant-data.js';
 import type { WebhookEndpoint } from '../webhook-endpoint.entity.js';
 import { WebhookEndpointsService } from '../webhook-endpoints.service.js';
 import { toAttemptDto, toDeliveryDto, type WebhookDeliveryDetailDto, type WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity.js';
 import { parseRfc3339DateTime } from '../../platform/validation/rfc3339.js';
-import { queueDeliveryAttempts } from './delivery-jobs.js';
+import { DeliveryGate } from './gate/delivery-gate.js';
 
 /** Most deliveries one replay_failed call queues (spec section 8). */
 export const REPLAY_FAILED_BATCH = 1000;
@@ -23,7 +22,7 @@ export class WebhookDeliveriesService {
     @Inject(TenantData) private readonly data: TenantData,
     @Inject(WebhookEndpointsService) private readonly endpoints: WebhookEndpointsService,
     @Inject(Paginator) private readonly paginator: Paginator,
-    @Inject(JobQueue) private readonly jobs: JobQueue,
+    @Inject(DeliveryGate) private readonly gate: DeliveryGate,
   ) {}
 
   async list(auth: AuthContext, endpointId: string, page: PageRequest): Promise<Page<WebhookDeliveryDto>> {
@@ -65,7 +64,7 @@ export class WebhookDeliveriesService {
        RETURNING id`,
       [original.id],
     );
-    await queueDeliveryAttempts(this.jobs, [{ id: replay.id, tenantId: endpoint.tenantId }]);
+    await this.offer(endpoint, [replay]);
     return toDeliveryDto(await this.findDelivery(scope, endpoint, replay.id));
   }
 
@@ -95,8 +94,14 @@ export class WebhookDeliveriesService {
         [endpoint.id, from, endpoint.piiEnabled],
       );
     });
-    await queueDeliveryAttempts(this.jobs, created.map(({ id }) => ({ id, tenantId: endpoint.tenantId })));
+    await this.offer(endpoint, created);
     return { enqueued: created.length };
+  }
+
+  /** New pending deliveries go to the delivery gate; if that fails, the workers' sweep offers them. */
+  private async offer(endpoint: WebhookEndpoint, deliveries: readonly { id: string }[]): Promise<void> {
+    const now = Date.now();
+    await this.gate.enqueue(deliveries.map(({ id }) => ({ endpointId: endpoint.id, deliveryId: id, dueMs: now })), now);
   }
 
   private async findDelivery(scope: TenantScope, endpoint: WebhookEndpoint, deliveryId: string): Promise<WebhookDelivery> {

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { SUPPORTED_API_VERSIONS } from '../../platform/versioning/api-version.js';
+import { CIRCUIT_STATES, type Circuit, type CircuitState } from '../delivery/gate/delivery-gate.js';
 import {
   WEBHOOK_DISABLED_REASONS,
   WEBHOOK_ENDPOINT_STATUSES,
@@ -7,6 +8,25 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointStatus,
 } from '../webhook-endpoint.entity.js';
+
+/** The endpoint's circuit breaker (not in the spec; see the README, "Delivery isolation"). */
+export class WebhookCircuitDto {
+  @ApiProperty({
+    enum: CIRCUIT_STATES,
+    example: 'closed',
+    description:
+      '`closed`: deliveries flow. `open`: the receiver failed (5xx, timeout, no connection) several times in a row; deliveries wait, ' +
+      'spending no attempts, until `next_probe_at`. `half_open`: one probe delivery is being tried; its success closes the circuit, ' +
+      'its failure opens it again with twice the cool-down.',
+  })
+  state: CircuitState;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the circuit opened (the start of the outage); null while closed.' })
+  opened_at: string | null;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the next probe may be sent; null while closed.' })
+  next_probe_at: string | null;
+}
 
 /** A webhook endpoint as the API shows it (spec section 2). The signing secret is never part of it. */
 export class WebhookEndpointDto {
@@ -56,6 +76,13 @@ export class WebhookEndpointDto {
   @ApiProperty({ format: 'date-time', description: 'Last change of `status`.' })
   status_changed_at: string;
 
+  @ApiProperty({
+    type: WebhookCircuitDto,
+    nullable: true,
+    description: 'The delivery circuit breaker of the endpoint; null only when the delivery state (kept in Redis) cannot be read right now.',
+  })
+  circuit: WebhookCircuitDto | null;
+
   @ApiProperty({ format: 'date-time' })
   created_at: string;
 
@@ -77,7 +104,7 @@ export class WebhookEndpointListDto {
   data: WebhookEndpointDto[];
 }
 
-export function toWebhookEndpointDto(endpoint: WebhookEndpoint): WebhookEndpointDto {
+export function toWebhookEndpointDto(endpoint: WebhookEndpoint, circuit: Circuit | null): WebhookEndpointDto {
   return {
     id: endpoint.id,
     name: endpoint.name,
@@ -90,6 +117,7 @@ export function toWebhookEndpointDto(endpoint: WebhookEndpoint): WebhookEndpoint
     api_key_id: endpoint.apiKeyId,
     previous_secret_expires_at: endpoint.previousSecretExpiresAt?.toISOString() ?? null,
     status_changed_at: endpoint.statusChangedAt.toISOString(),
+    circuit: circuit && { state: circuit.state, opened_at: circuit.openedAt?.toISOString() ?? null, next_probe_at: circuit.nextProbeAt?.toISOString() ?? null },
     created_at: endpoint.createdAt.toISOString(),
     updated_at: endpoint.updatedAt.toISOString(),
   };

@@ -1,0 +1,142 @@
+import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { DeliveryAttemptHandler, type FreeSlot } from './delivery-attempt.handler.js';
+import { type CircuitChange, DeliveryGate, type Grant, type SlotRelease } from './gate/delivery-gate.js';
+import { StatementBatcher } from './statement-batcher.js';
+
+/** Most slots asked for in one call to the gate. */
+const TAKE_BATCH = 100;
+/** With nothing due, the gate is asked again at least this often: a wake-up lost with a Redis connection, a slot left by a dead worker. */
+const IDLE_CHECK_MS = 1000;
+/** After the gate or an attempt failed unexpectedly (Redis or PostgreSQL unreachable), trying again waits this long. */
+const ERROR_RETRY_MS = 5000;
+
+/**
+ * The worker's delivery loop: takes slots from the delivery gate, up to
+ * WEBHOOK_WORKER_CONCURRENCY attempts at once in this process, and runs an attempt for each.
+ * A slot is handed back as soon as its receiver has answered, and a delivery that must be tried
+ * again goes back to the gate, due at its retry time. The loop asks the gate again whenever a
+ * slot frees, a delivery is offered (a Redis message), or the next waiting delivery falls due;
+ * it never polls for work faster than IDLE_CHECK_MS.
+ *
+ * At shutdown it takes no more slots and waits for the attempts in flight to be recorded.
+ */
+@Injectable()
+export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(DeliveryDispatcher.name);
+  private readonly capacity: number;
+  private active = 0;
+  private pumping: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private drained: (() => void) | undefined;
+  // One script call for every slot freed (or delivery put back) while the previous call ran.
+  private readonly releases = new StatementBatcher((calls: SlotRelease[]) => this.gate.release(calls).then((changes) => (this.logChanges(changes), calls.map(() => undefined))));
+  private readonly returns = new StatementBatcher((calls: { endpointId: string; deliveryId: string; dueMs: number }[]) =>
+    this.gate.enqueue(calls).then(() => calls.map(() => undefined)),
+  );
+
+  constructor(
+    @Inject(DeliveryGate) private readonly gate: DeliveryGate,
+    @Inject(DeliveryAttemptHandler) private readonly handler: DeliveryAttemptHandler,
+    @Inject(AppConfig) config: AppConfig,
+  ) {
+    this.capacity = config.WEBHOOK_WORKER_CONCURRENCY;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.gate.onWake(() => this.pump());
+    this.pump();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.pumping;
+    if (this.active > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+  }
+
+  /** Takes slots while this process has room; once more right after the run in progress. */
+  private pump(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = (async () => {
+      do {
+        this.again = false;
+        while (!this.stopped && this.active < this.capacity) {
+          const want = Math.min(TAKE_BATCH, this.capacity - this.active);
+          let taken: Awaited<ReturnType<DeliveryGate['take']>>;
+          try {
+            taken = await this.gate.take(want);
+          } catch (error) {
+            this.logger.warn({ err: error }, 'taking deliveries from the gate failed; trying again shortly');
+            this.wakeAt(Date.now() + ERROR_RETRY_MS);
+            break;
+          }
+          this.logChanges(taken.changes);
+          for (const grant of taken.grants) this.run(grant);
+          if (taken.grants.length < want) {
+            this.wakeAt(Math.min(taken.nextAtMs ?? Infinity, Date.now() + IDLE_CHECK_MS));
+            break;
+          }
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => (this.pumping = undefined));
+  }
+
+  private wakeAt(at: number): void {
+    if (at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timerAt = Infinity;
+      this.pump();
+    }, Math.max(0, at - Date.now()));
+  }
+
+  private run(grant: Grant): void {
+    this.active++;
+    let released: Promise<unknown> | undefined;
+    const freeSlot: FreeSlot = (verdict, holdUntilMs) => {
+      released ??= this.releases.submit({ ...grant, verdict, holdUntilMs }).then(
+        () => this.pump(),
+        (error: unknown) => this.logger.warn({ err: error, delivery_id: grant.deliveryId }, 'freeing a delivery slot failed; it expires on its own'),
+      );
+    };
+    // A delivery goes back to the gate only once its slot is free: while it holds one, the gate would not take it.
+    const giveBack = async (dueMs: number) => {
+      await released;
+      await this.returns.submit({ endpointId: grant.endpointId, deliveryId: grant.deliveryId, dueMs });
+    };
+    this.handler
+      .attempt(grant, freeSlot)
+      .then(async (dueMs) => {
+        await released;
+        if (dueMs !== null) await giveBack(dueMs);
+      })
+      .catch(async (error: unknown) => {
+        this.logger.error({ err: error, delivery_id: grant.deliveryId }, 'delivery attempt failed unexpectedly; it is offered again shortly');
+        freeSlot('none', null);
+        // If this fails too, the sweep offers the delivery again.
+        await giveBack(Date.now() + ERROR_RETRY_MS).catch(() => undefined);
+      })
+      .finally(() => {
+        this.active--;
+        if (this.stopped && this.active === 0) this.drained?.();
+        else this.pump();
+      });
+  }
+
+  /** Each change of a circuit is logged once: by the worker whose call to the gate made it. */
+  private logChanges(changes: readonly CircuitChange[]): void {
+    for (const { endpointId, state } of changes) {
+      if (state === 'open') this.logger.warn({ endpoint_id: endpointId, circuit: state }, 'webhook endpoint circuit opened: its deliveries wait for a probe');
+      else this.logger.log({ endpoint_id: endpointId, circuit: state }, state === 'closed' ? 'webhook endpoint circuit closed' : 'webhook endpoint circuit half-open: one probe delivery');
+    }
+  }
+}

@@ -1,0 +1,168 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { AppConfig } from '../../../platform/config/app-config.js';
+import { ENQUEUE, RELEASE, TAKE } from './gate-scripts.js';
+
+export const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
+export type CircuitState = (typeof CIRCUIT_STATES)[number];
+
+/** What an attempt showed of its receiver: `up` (an answer below 500), `down` (5xx, timeout, no connection), `none` (nothing was sent). */
+export type ReceiverVerdict = 'up' | 'down' | 'none';
+
+/** A slot to make one attempt of one delivery; `probe` when it is a half-open circuit's single trial. */
+export interface Grant {
+  endpointId: string;
+  deliveryId: string;
+  probe: boolean;
+}
+
+export interface CircuitChange {
+  endpointId: string;
+  state: CircuitState;
+}
+
+export interface Circuit {
+  state: CircuitState;
+  openedAt: Date | null;
+  nextProbeAt: Date | null;
+}
+
+export interface SlotRelease {
+  endpointId: string;
+  deliveryId: string;
+  verdict: ReceiverVerdict;
+  /** Hold the endpoint's other deliveries back until then (epoch ms): a receiver's Retry-After. */
+  holdUntilMs: number | null;
+}
+
+/** How long a slot outlives the receiver timeout before it counts as left behind by a dead worker. */
+const SLOT_MARGIN_MS = 10_000;
+/** A gate call slower than this fails (the API then shows no circuit; the worker tries again), instead of waiting for Redis to come back. */
+const COMMAND_TIMEOUT_MS = 2000;
+/** Most deliveries one script call carries. */
+const CHUNK = 1000;
+
+type GateCommands = {
+  ohGateEnqueue(...args: (string | number)[]): Promise<number>;
+  ohGateTake(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
+  ohGateRelease(...args: (string | number)[]): Promise<[string, CircuitState][]>;
+};
+
+/**
+ * The delivery gate: which delivery may be attempted now, shared by every worker through Redis
+ * (the scripts in gate-scripts.ts). It caps the requests in flight per endpoint
+ * (WEBHOOK_ENDPOINT_CONCURRENCY), serves endpoints with waiting deliveries in turn, keeps a
+ * circuit breaker per endpoint and honours a receiver's Retry-After for the whole endpoint.
+ *
+ * PostgreSQL stays the record of truth: the gate only orders pending deliveries. Whatever it
+ * loses (a Redis flush, a worker dying between two calls) is offered again by the relay's sweep,
+ * and an attempt still leases its delivery in PostgreSQL, so a delivery offered twice is never
+ * sent twice at once.
+ */
+@Injectable()
+export class DeliveryGate implements OnModuleDestroy {
+  private readonly logger = new Logger(DeliveryGate.name);
+  private readonly redis: Redis & GateCommands;
+  private subscriber: Redis | undefined;
+  private readonly prefix: string;
+  private readonly cap: number;
+  private readonly slotTtlMs: number;
+
+  constructor(@Inject(AppConfig) private readonly config: AppConfig) {
+    this.prefix = `${config.REDIS_PREFIX}:wh`;
+    this.cap = config.WEBHOOK_ENDPOINT_CONCURRENCY;
+    this.slotTtlMs = config.WEBHOOK_TIMEOUT_MS + SLOT_MARGIN_MS;
+    // Lazy: the API and CLI load this module but most of their runs never ask the gate anything.
+    this.redis = new Redis(config.REDIS_URL, { connectionName: `${this.prefix}:gate`, lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS, disconnectTimeout: 500 }) as Redis & GateCommands;
+    this.redis.on('error', (error: Error) => this.logger.warn(`delivery gate: Redis: ${error.message}`));
+    this.redis.defineCommand('ohGateEnqueue', { numberOfKeys: 0, lua: ENQUEUE });
+    this.redis.defineCommand('ohGateTake', { numberOfKeys: 0, lua: TAKE });
+    this.redis.defineCommand('ohGateRelease', { numberOfKeys: 0, lua: RELEASE });
+  }
+
+  /** Offers pending deliveries, due at `dueMs`; one already waiting or holding a slot is left as it is. Returns how many were new. */
+  async enqueue(deliveries: readonly { endpointId: string; deliveryId: string; dueMs: number }[], now = Date.now()): Promise<number> {
+    let added = 0;
+    for (let start = 0; start < deliveries.length; start += CHUNK) {
+      const args = deliveries.slice(start, start + CHUNK).flatMap((delivery) => [delivery.endpointId, delivery.deliveryId, Math.round(delivery.dueMs)]);
+      added += await this.redis.ohGateEnqueue(this.prefix, now, this.cap, ...args);
+    }
+    return added;
+  }
+
+  /** Grants up to `want` slots, endpoints served in turn; says when the next waiting delivery is due (epoch ms), if any. */
+  async take(want: number, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[]; nextAtMs: number | null }> {
+    const [grants, changes, nextAt] = await this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs);
+    return {
+      grants: grants.map(([endpointId, deliveryId, probe]) => ({ endpointId, deliveryId, probe: probe === 1 })),
+      changes: changes.map(([endpointId, state]) => ({ endpointId, state })),
+      nextAtMs: nextAt === null ? null : Number(nextAt),
+    };
+  }
+
+  /** Frees slots and tells each endpoint's circuit what the attempt showed; returns the circuits that changed state. */
+  async release(releases: readonly SlotRelease[], now = Date.now()): Promise<CircuitChange[]> {
+    const changes: CircuitChange[] = [];
+    const config = this.config;
+    for (let start = 0; start < releases.length; start += CHUNK) {
+      const args = releases.slice(start, start + CHUNK).flatMap((release) => [release.endpointId, release.deliveryId, release.verdict, release.holdUntilMs ?? 0]);
+      const changed = await this.redis.ohGateRelease(
+        this.prefix,
+        now,
+        this.cap,
+        config.WEBHOOK_CIRCUIT_FAILURES,
+        config.WEBHOOK_CIRCUIT_COOLDOWN_MS,
+        config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS,
+        ...args,
+      );
+      changes.push(...changed.map(([endpointId, state]) => ({ endpointId, state })));
+    }
+    return changes;
+  }
+
+  /** The circuits of these endpoints; one never opened (or whose state Redis lost) is closed. */
+  async circuits(endpointIds: readonly string[]): Promise<Map<string, Circuit>> {
+    const pipeline = this.redis.pipeline();
+    for (const id of endpointIds) pipeline.hmget(`${this.prefix}:ep:${id}`, 'state', 'opened_at', 'next_probe_at');
+    const answers = endpointIds.length === 0 ? [] : ((await pipeline.exec()) ?? []);
+    return new Map<string, Circuit>(
+      endpointIds.map((id, n): [string, Circuit] => {
+        const [error, fields] = answers[n] as [Error | null, (string | null)[]];
+        if (error) throw error;
+        const [state, openedAt, nextProbeAt] = fields;
+        if (state === null) return [id, { state: 'closed', openedAt: null, nextProbeAt: null }];
+        return [id, { state: state as CircuitState, openedAt: new Date(Number(openedAt)), nextProbeAt: new Date(Number(nextProbeAt)) }];
+      }),
+    );
+  }
+
+  /** Endpoints whose circuit is open or half-open. */
+  openCircuits(): Promise<number> {
+    return this.redis.scard(`${this.prefix}:open`);
+  }
+
+  /** What the gate holds for one endpoint: deliveries waiting, and slots taken. */
+  async backlog(endpointId: string): Promise<{ waiting: number; inFlight: number }> {
+    const [waiting, inFlight] = await Promise.all([this.redis.zcard(`${this.prefix}:ready:${endpointId}`), this.redis.zcard(`${this.prefix}:flight:${endpointId}`)]);
+    return { waiting, inFlight };
+  }
+
+  /** Calls `listener` whenever some worker or API process offers a delivery due now. */
+  async onWake(listener: () => void): Promise<void> {
+    if (!this.subscriber) {
+      this.subscriber = this.redis.duplicate({ connectionName: `${this.prefix}:gate-wake`, lazyConnect: false });
+      this.subscriber.on('error', (error: Error) => this.logger.warn(`delivery gate wake-ups: Redis: ${error.message}`));
+    }
+    this.subscriber.on('message', listener);
+    await this.subscriber.subscribe(`${this.prefix}:wake`);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all(
+      [this.subscriber, this.redis].map(async (client) => {
+        if (!client || client.status === 'wait' || client.status === 'end') return client?.disconnect();
+        await client.quit().catch(() => client.disconnect());
+      }),
+    );
+  }
+}

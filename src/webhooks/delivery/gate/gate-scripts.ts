@@ -1,0 +1,199 @@
+/**
+ * The delivery gate's Redis scripts. Each runs atomically, so any number of worker processes
+ * share one count of requests in flight per endpoint, one circuit and one fair schedule.
+ *
+ * Keys, under `<REDIS_PREFIX>:wh` (ARGV[1]):
+ * - `ready:<endpoint>`  ZSET  deliveries waiting for a slot, scored by when they are due (ms);
+ * - `flight:<endpoint>` ZSET  deliveries holding a slot, scored by when the slot expires (ms);
+ * - `ep:<endpoint>`     HASH  circuit `state` (closed | open | half_open), `failures` in a row,
+ *                             `opened_at`, `next_probe_at`, `cooldown`, `probe` (the half-open
+ *                             probe's delivery) and `hold_until` (a receiver's Retry-After);
+ * - `sched`             ZSET  endpoints with waiting deliveries, scored by when each should be
+ *                             looked at next: the lowest score at or before now is served next;
+ * - `open`              SET   endpoints whose circuit is open or half-open (a gauge);
+ * - `wake`              channel told when a delivery became due now.
+ *
+ * Scores are milliseconds of the caller's clock (ARGV[2]), never Redis's, so tests can drive
+ * the circuit's cool-downs with an injected clock.
+ */
+
+const COMMON = `
+local P = ARGV[1]
+local now = tonumber(ARGV[2])
+local function key(kind, ep) return P .. ':' .. kind .. ':' .. ep end
+local SCHED = P .. ':sched'
+
+-- Puts the endpoint where it belongs in the schedule, or out of it when nothing waits. A
+-- runnable endpoint keeps an earlier place it already has (its turn is not pushed back by new
+-- arrivals); one just served goes behind every endpoint due now (round robin). Every score it
+-- writes for an endpoint that cannot be served now lies in the future, so a take loop visiting
+-- it moves on.
+local function schedule(ep, cap, served)
+  local first = redis.call('ZRANGE', key('ready', ep), 0, 0, 'WITHSCORES')
+  if #first == 0 then
+    redis.call('ZREM', SCHED, ep)
+    return
+  end
+  local at = tonumber(first[2])
+  local c = redis.call('HMGET', key('ep', ep), 'state', 'next_probe_at', 'hold_until', 'probe')
+  local hold = tonumber(c[3] or '0')
+  if hold > at then at = hold end
+  if c[1] == 'open' then
+    local probe_at = tonumber(c[2] or '0')
+    if probe_at > at then at = probe_at end
+  end
+  local busy = false
+  if c[1] == 'half_open' and c[4] then busy = true end
+  if redis.call('ZCARD', key('flight', ep)) >= cap then busy = true end
+  if busy and at <= now then
+    -- Until a slot frees: its release reschedules; the earliest slot expiry is the fallback
+    -- for a worker that died holding it.
+    local slot = redis.call('ZRANGE', key('flight', ep), 0, 0, 'WITHSCORES')
+    at = now + 1
+    if #slot > 0 and tonumber(slot[2]) > at then at = tonumber(slot[2]) end
+  end
+  if at > now then
+    redis.call('ZADD', SCHED, at, ep)
+  elseif served then
+    redis.call('ZADD', SCHED, now + 1, ep)
+  else
+    local current = redis.call('ZSCORE', SCHED, ep)
+    if not current or tonumber(current) > now then redis.call('ZADD', SCHED, now, ep) end
+  end
+end
+
+local function close_circuit(ep)
+  redis.call('HDEL', key('ep', ep), 'state', 'opened_at', 'next_probe_at', 'cooldown', 'probe')
+  redis.call('SREM', P .. ':open', ep)
+end
+`;
+
+/**
+ * enqueue(P, now, cap, [endpoint, delivery, due]...): adds deliveries to their endpoints' ready
+ * sets unless already there or holding a slot (the sweep may offer one twice), reschedules the
+ * endpoints, and tells the workers when something is due now. Returns how many were added.
+ */
+export const ENQUEUE = `${COMMON}
+local cap = tonumber(ARGV[3])
+local added = 0
+local due_now = false
+local touched = {}
+for i = 4, #ARGV, 3 do
+  local ep, id, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
+  if not redis.call('ZSCORE', key('flight', ep), id) then
+    added = added + redis.call('ZADD', key('ready', ep), 'NX', due, id)
+    if due <= now then due_now = true end
+  end
+  touched[ep] = true
+end
+for ep in pairs(touched) do schedule(ep, cap, false) end
+if due_now then redis.call('PUBLISH', P .. ':wake', '1') end
+return added
+`;
+
+/**
+ * take(P, now, cap, want, quantum, slotTtl): grants up to `want` slots, visiting endpoints in
+ * schedule order and giving each at most `quantum` per visit. Expired slots (a worker that died)
+ * are freed first and their deliveries made due again. An open circuit whose cool-down is over
+ * turns half-open and grants one slot: the probe.
+ * Returns { {endpoint, delivery, probe}... }, { {endpoint, new state}... }, next score or false.
+ */
+export const TAKE = `${COMMON}
+local cap, want, quantum, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local granted, changes = {}, {}
+local visits = 0
+while #granted < want and visits < 1000 do
+  visits = visits + 1
+  local next_ep = redis.call('ZRANGEBYSCORE', SCHED, '-inf', now, 'LIMIT', 0, 1)
+  if #next_ep == 0 then break end
+  local ep = next_ep[1]
+  local epkey = key('ep', ep)
+  local expired = redis.call('ZRANGEBYSCORE', key('flight', ep), '-inf', now)
+  for _, id in ipairs(expired) do
+    redis.call('ZREM', key('flight', ep), id)
+    redis.call('ZADD', key('ready', ep), 'LT', now, id)
+    if redis.call('HGET', epkey, 'probe') == id then redis.call('HDEL', epkey, 'probe') end
+  end
+  local c = redis.call('HMGET', epkey, 'state', 'next_probe_at', 'hold_until', 'probe')
+  local state = c[1] or 'closed'
+  if state == 'open' and now >= tonumber(c[2]) then
+    state = 'half_open'
+    redis.call('HSET', epkey, 'state', state)
+    table.insert(changes, { ep, state })
+  end
+  local allow = cap - redis.call('ZCARD', key('flight', ep))
+  if state == 'open' or tonumber(c[3] or '0') > now then allow = 0 end
+  if state == 'half_open' then
+    if c[4] then allow = 0 else allow = math.min(allow, 1) end
+  end
+  allow = math.min(allow, quantum, want - #granted)
+  local ids = {}
+  if allow > 0 then ids = redis.call('ZRANGEBYSCORE', key('ready', ep), '-inf', now, 'LIMIT', 0, allow) end
+  for _, id in ipairs(ids) do
+    redis.call('ZREM', key('ready', ep), id)
+    redis.call('ZADD', key('flight', ep), now + ttl, id)
+    local probe = 0
+    if state == 'half_open' then
+      redis.call('HSET', epkey, 'probe', id)
+      probe = 1
+    end
+    table.insert(granted, { ep, id, probe })
+  end
+  schedule(ep, cap, #ids > 0)
+end
+local first = redis.call('ZRANGE', SCHED, 0, 0, 'WITHSCORES')
+local next_at = false
+if #first > 0 then next_at = first[2] end
+return { granted, changes, next_at }
+`;
+
+/**
+ * release(P, now, cap, threshold, cooldown, maxCooldown, [endpoint, delivery, verdict, holdUntil]...):
+ * frees the slots and feeds the circuits. `up`: the receiver answered below 500, which closes
+ * the circuit and ends a run of failures; `down`: a 5xx, timeout or connection failure, which
+ * lengthens the run and at `threshold` opens the circuit (a failed probe reopens it with twice
+ * the cool-down, at most `maxCooldown`); `none`: no request was made. `holdUntil` > 0 holds the
+ * endpoint back until then (a Retry-After). Returns { {endpoint, new state}... }.
+ */
+export const RELEASE = `${COMMON}
+local cap, threshold, cooldown, max_cooldown = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local changes = {}
+local touched = {}
+for i = 7, #ARGV, 4 do
+  local ep, id, verdict, hold = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+  local epkey = key('ep', ep)
+  redis.call('ZREM', key('flight', ep), id)
+  local c = redis.call('HMGET', epkey, 'state', 'probe', 'cooldown', 'hold_until')
+  local state = c[1] or 'closed'
+  local was_probe = c[2] == id
+  if was_probe then redis.call('HDEL', epkey, 'probe') end
+  if verdict == 'up' then
+    redis.call('HDEL', epkey, 'failures')
+    if state ~= 'closed' then
+      close_circuit(ep)
+      table.insert(changes, { ep, 'closed' })
+    end
+  elseif verdict == 'down' then
+    local failures = redis.call('HINCRBY', epkey, 'failures', 1)
+    if state == 'half_open' and was_probe then
+      local next_cooldown = math.min(tonumber(c[3]) * 2, max_cooldown)
+      redis.call('HSET', epkey, 'state', 'open', 'cooldown', next_cooldown, 'next_probe_at', now + next_cooldown)
+      table.insert(changes, { ep, 'open' })
+    elseif state == 'closed' and failures >= threshold then
+      redis.call('HSET', epkey, 'state', 'open', 'opened_at', now, 'cooldown', cooldown, 'next_probe_at', now + cooldown)
+      redis.call('SADD', P .. ':open', ep)
+      table.insert(changes, { ep, 'open' })
+    end
+  end
+  if hold > now and hold > tonumber(c[4] or '0') then redis.call('HSET', epkey, 'hold_until', hold) end
+  touched[ep] = true
+end
+for ep in pairs(touched) do
+  local epkey = key('ep', ep)
+  local c = redis.call('HMGET', epkey, 'state', 'failures', 'hold_until')
+  -- A healthy endpoint leaves nothing behind.
+  if not c[1] and not c[2] and tonumber(c[3] or '0') <= now then redis.call('DEL', epkey) end
+  schedule(ep, cap, false)
+end
+return changes
+`;
