@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { generateApiKey } from '../dist/platform/auth/api-key-token.js';
 import { dropDatabase, migrate } from '../dist/platform/database/database.js';
-import { QUEUE_SETTINGS } from '../dist/platform/queue/queue.types.js';
+import { AppConfig } from '../dist/platform/config/app-config.js';
 import { decodeSecretsKey, sealWith } from '../dist/platform/crypto/secrets-cipher.js';
 import { renderEnvelope } from '../dist/webhooks/delivery/webhook-envelope.js';
 import { signWebhook } from '../dist/webhooks/delivery/webhook-signature.js';
@@ -34,7 +34,8 @@ const BURST = Number(process.env.BENCH_BURST ?? 5000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PROFILE_DIR = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-webhooks-profile-')) : undefined;
-const CONCURRENCY = QUEUE_SETTINGS['webhook-delivery'].concurrency;
+// The service never has more requests in flight to one endpoint than its cap; the baseline sends at the same.
+const CONCURRENCY = new AppConfig().WEBHOOK_ENDPOINT_CONCURRENCY;
 const run = randomBytes(4).toString('hex');
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/integrations_bench_${run}`;
 const REDIS_PREFIX = `oh-bench-${run}`;

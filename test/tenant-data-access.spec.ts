@@ -27,8 +27,9 @@ const ALLOWED: Record<string, string> = {
   'src/webhooks/delivery/event-relay.service.ts':
     "the worker's outbox relay takes every company's undispatched events (FOR UPDATE SKIP LOCKED) and sweeps every company's overdue deliveries; each delivery it creates copies its event's tenant_id, and every join is on tenant_id",
   'src/webhooks/delivery/delivery-attempt.handler.ts':
-    "the hot delivery path leases one delivery by the id its job carries and joins its event, endpoint and key on the delivery's tenant_id in one statement; the outcome is written to the leased row only (id and lease token)",
-  'src/webhooks/delivery/asynchronous-commit.ts': "sets synchronous_commit on the worker's pool connections; no table",
+    "the hot delivery path leases one delivery by the id the delivery gate granted and joins its event, endpoint and key on the delivery's tenant_id in one statement; the outcome is written to the leased row only (id and lease token)",
+  'src/webhooks/delivery/worker-connection-settings.ts': "sets synchronous_commit and plan_cache_mode on the worker's pool connections; no table",
+  'src/webhooks/delivery/delivery-metrics.ts': "a Prometheus gauge reads the age of the oldest pending delivery over every company; it returns one number, no company's data",
   'src/cli/demo.commands.ts': 'creates a company, its user, keys and token in the transaction it then seeds through TenantData.forTenant',
 };
 

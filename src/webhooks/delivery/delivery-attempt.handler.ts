@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { hotQuery } from '../../platform/database/hot-query.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import { WebhookSecretBox } from '../secrets/webhook-secret-box.js';
 import { WEBHOOK_DNS_RESOLVER, type WebhookDnsResolver } from '../url-safety/webhook-dns-resolver.js';
@@ -177,7 +178,9 @@ export class DeliveryAttemptHandler {
   }
 
   private async claimMany(calls: { deliveryId: string; token: string }[]): Promise<(ClaimedDelivery | undefined)[]> {
-    const rows: (ClaimedDelivery & { lease_token: string })[] = await this.dataSource.query(
+    const rows = await hotQuery<ClaimedDelivery & { lease_token: string }>(
+      this.dataSource,
+      'webhook-delivery-claim',
       `WITH wanted AS (
          SELECT d.id FROM webhook_deliveries d
           WHERE d.id = ANY($1::uuid[]) AND d.next_attempt_at <= clock_timestamp() + $4 * interval '1 millisecond'
@@ -286,8 +289,9 @@ export class DeliveryAttemptHandler {
 
   private async finishMany(calls: FinishCall[]): Promise<boolean[]> {
     const column = <T>(pick: (call: FinishCall) => T) => calls.map(pick);
-    // TypeORM answers an UPDATE with [rows, row count].
-    const [updated]: [{ lease_token: string }[], number] = await this.dataSource.query(
+    const updated = await hotQuery<{ lease_token: string }>(
+      this.dataSource,
+      'webhook-delivery-finish',
       `WITH x AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::float8[])
            AS x(id, token, status, attempt, started_at, duration_ms, response_status, error_kind, response_body, error_class, retry_in_ms)

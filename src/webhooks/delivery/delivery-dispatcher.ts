@@ -32,8 +32,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private drained: (() => void) | undefined;
-  // One script call for every slot freed (or delivery put back) while the previous call ran.
-  private readonly releases = new StatementBatcher((calls: SlotRelease[]) => this.gate.release(calls).then((changes) => (this.logChanges(changes), calls.map(() => undefined))));
+  // One script call for every slot freed (or delivery put back) while the previous call ran; the
+  // release also takes the slots this process has room for.
+  private readonly releases = new StatementBatcher((calls: SlotRelease[]) => this.releaseAndTake(calls).then(() => calls.map(() => undefined)));
   private readonly returns = new StatementBatcher((calls: { endpointId: string; deliveryId: string; dueMs: number }[]) =>
     this.gate.enqueue(calls).then(() => calls.map(() => undefined)),
   );
@@ -68,8 +69,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
     this.pumping = (async () => {
       do {
         this.again = false;
-        while (!this.stopped && this.active < this.capacity) {
-          const want = Math.min(TAKE_BATCH, this.capacity - this.active);
+        while (this.room() > 0) {
+          const want = this.room();
           let taken: Awaited<ReturnType<DeliveryGate['take']>>;
           try {
             taken = await this.gate.take(want);
@@ -78,8 +79,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
             this.wakeAt(Date.now() + ERROR_RETRY_MS);
             break;
           }
-          this.logChanges(taken.changes);
-          for (const grant of taken.grants) this.run(grant);
+          this.start(taken);
           if (taken.grants.length < want) {
             this.wakeAt(Math.min(taken.nextAtMs ?? Infinity, Date.now() + IDLE_CHECK_MS));
             break;
@@ -99,12 +99,28 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
     }, Math.max(0, at - Date.now()));
   }
 
+  private room(): number {
+    return this.stopped ? 0 : Math.min(TAKE_BATCH, this.capacity - this.active);
+  }
+
+  private start({ grants, changes }: { grants: Grant[]; changes: CircuitChange[] }): void {
+    this.logChanges(changes);
+    for (const grant of grants) this.run(grant);
+  }
+
+  private async releaseAndTake(releases: SlotRelease[]): Promise<void> {
+    const want = this.room();
+    const taken = await this.gate.release(releases, want);
+    this.start(taken);
+    // Possibly more waiting than one call grants.
+    if (want > 0 && taken.grants.length === want) this.pump();
+  }
+
   private run(grant: Grant): void {
     this.active++;
     let released: Promise<unknown> | undefined;
     const freeSlot: FreeSlot = (verdict, holdUntilMs) => {
-      released ??= this.releases.submit({ ...grant, verdict, holdUntilMs }).then(
-        () => this.pump(),
+      released ??= this.releases.submit({ ...grant, verdict, holdUntilMs }).catch(
         (error: unknown) => this.logger.warn({ err: error, delivery_id: grant.deliveryId }, 'freeing a delivery slot failed; it expires on its own'),
       );
     };

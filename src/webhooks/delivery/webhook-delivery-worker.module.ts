@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { WebhookSafetyModule } from '../webhook-safety.module.js';
-import { AsynchronousCommit } from './asynchronous-commit.js';
 import { AutoDisable } from './auto-disable.service.js';
 import { DeliveryAttemptHandler } from './delivery-attempt.handler.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
@@ -9,6 +8,7 @@ import { DeliveryGateModule } from './gate/delivery-gate.module.js';
 import { EventRelay } from './event-relay.service.js';
 import { WebhookClock } from './webhook-clock.js';
 import { WebhookSender } from './webhook-sender.js';
+import { WorkerConnectionSettings } from './worker-connection-settings.js';
 
 /**
  * The worker side of deliveries: the outbox relay, the dispatcher taking slots from the delivery
@@ -17,6 +17,6 @@ import { WebhookSender } from './webhook-sender.js';
  */
 @Module({
   imports: [WebhookSafetyModule, DeliveryGateModule],
-  providers: [AsynchronousCommit, EventRelay, DeliveryDispatcher, DeliveryAttemptHandler, DeliveryMetrics, WebhookSender, AutoDisable, WebhookClock],
+  providers: [WorkerConnectionSettings, EventRelay, DeliveryDispatcher, DeliveryAttemptHandler, DeliveryMetrics, WebhookSender, AutoDisable, WebhookClock],
 })
 export class WebhookDeliveryWorkerModule {}

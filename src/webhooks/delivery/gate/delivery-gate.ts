@@ -35,6 +35,9 @@ export interface SlotRelease {
   holdUntilMs: number | null;
 }
 
+const grantsOf = (rows: [string, string, number][]): Grant[] => rows.map(([endpointId, deliveryId, probe]) => ({ endpointId, deliveryId, probe: probe === 1 }));
+const changesOf = (rows: [string, CircuitState][]): CircuitChange[] => rows.map(([endpointId, state]) => ({ endpointId, state }));
+
 /** How long a slot outlives the receiver timeout before it counts as left behind by a dead worker. */
 const SLOT_MARGIN_MS = 10_000;
 /** A gate call slower than this fails (the API then shows no circuit; the worker tries again), instead of waiting for Redis to come back. */
@@ -45,7 +48,7 @@ const CHUNK = 1000;
 type GateCommands = {
   ohGateEnqueue(...args: (string | number)[]): Promise<number>;
   ohGateTake(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
-  ohGateRelease(...args: (string | number)[]): Promise<[string, CircuitState][]>;
+  ohGateRelease(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][]]>;
 };
 
 /**
@@ -73,7 +76,8 @@ export class DeliveryGate implements OnModuleDestroy {
     this.cap = config.WEBHOOK_ENDPOINT_CONCURRENCY;
     this.slotTtlMs = config.WEBHOOK_TIMEOUT_MS + SLOT_MARGIN_MS;
     // Lazy: the API and CLI load this module but most of their runs never ask the gate anything.
-    this.redis = new Redis(config.REDIS_URL, { connectionName: `${this.prefix}:gate`, lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS, disconnectTimeout: 500 }) as Redis & GateCommands;
+    // Auto-pipelining: the calls of one event-loop turn leave in one write.
+    this.redis = new Redis(config.REDIS_URL, { connectionName: `${this.prefix}:gate`, lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS, disconnectTimeout: 500, enableAutoPipelining: true }) as Redis & GateCommands;
     this.redis.on('error', (error: Error) => this.logger.warn(`delivery gate: Redis: ${error.message}`));
     this.redis.defineCommand('ohGateEnqueue', { numberOfKeys: 0, lua: ENQUEUE });
     this.redis.defineCommand('ohGateTake', { numberOfKeys: 0, lua: TAKE });
@@ -93,31 +97,35 @@ export class DeliveryGate implements OnModuleDestroy {
   /** Grants up to `want` slots, endpoints served in turn; says when the next waiting delivery is due (epoch ms), if any. */
   async take(want: number, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[]; nextAtMs: number | null }> {
     const [grants, changes, nextAt] = await this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs);
-    return {
-      grants: grants.map(([endpointId, deliveryId, probe]) => ({ endpointId, deliveryId, probe: probe === 1 })),
-      changes: changes.map(([endpointId, state]) => ({ endpointId, state })),
-      nextAtMs: nextAt === null ? null : Number(nextAt),
-    };
+    return { grants: grantsOf(grants), changes: changesOf(changes), nextAtMs: nextAt === null ? null : Number(nextAt) };
   }
 
-  /** Frees slots and tells each endpoint's circuit what the attempt showed; returns the circuits that changed state. */
-  async release(releases: readonly SlotRelease[], now = Date.now()): Promise<CircuitChange[]> {
-    const changes: CircuitChange[] = [];
+  /**
+   * Frees slots and tells each endpoint's circuit what the attempt showed, then grants up to
+   * `want` slots as `take` does. Returns the grants and the circuits that changed state.
+   */
+  async release(releases: readonly SlotRelease[], want = 0, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[] }> {
+    const result: { grants: Grant[]; changes: CircuitChange[] } = { grants: [], changes: [] };
     const config = this.config;
     for (let start = 0; start < releases.length; start += CHUNK) {
+      const last = start + CHUNK >= releases.length;
       const args = releases.slice(start, start + CHUNK).flatMap((release) => [release.endpointId, release.deliveryId, release.verdict, release.holdUntilMs ?? 0]);
-      const changed = await this.redis.ohGateRelease(
+      const [grants, changes] = await this.redis.ohGateRelease(
         this.prefix,
         now,
         this.cap,
         config.WEBHOOK_CIRCUIT_FAILURES,
         config.WEBHOOK_CIRCUIT_COOLDOWN_MS,
         config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS,
+        last ? want : 0,
+        this.cap,
+        this.slotTtlMs,
         ...args,
       );
-      changes.push(...changed.map(([endpointId, state]) => ({ endpointId, state })));
+      result.grants.push(...grantsOf(grants));
+      result.changes.push(...changesOf(changes));
     }
-    return changes;
+    return result;
   }
 
   /** The circuits of these endpoints; one never opened (or whose state Redis lost) is closed. */

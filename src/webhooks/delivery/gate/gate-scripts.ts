@@ -62,6 +62,55 @@ local function schedule(ep, cap, served)
   end
 end
 
+-- Grants up to want slots, visiting endpoints in schedule order and giving each at most
+-- quantum per visit. Expired slots (a worker that died) are freed first and their deliveries
+-- made due again. An open circuit whose cool-down is over turns half-open and grants one slot:
+-- the probe. Circuit changes are appended to changes.
+local function take_slots(cap, want, quantum, ttl, changes)
+  local granted = {}
+  local visits = 0
+  while #granted < want and visits < 1000 do
+    visits = visits + 1
+    local next_ep = redis.call('ZRANGEBYSCORE', SCHED, '-inf', now, 'LIMIT', 0, 1)
+    if #next_ep == 0 then break end
+    local ep = next_ep[1]
+    local epkey = key('ep', ep)
+    local expired = redis.call('ZRANGEBYSCORE', key('flight', ep), '-inf', now)
+    for _, id in ipairs(expired) do
+      redis.call('ZREM', key('flight', ep), id)
+      redis.call('ZADD', key('ready', ep), 'LT', now, id)
+      if redis.call('HGET', epkey, 'probe') == id then redis.call('HDEL', epkey, 'probe') end
+    end
+    local c = redis.call('HMGET', epkey, 'state', 'next_probe_at', 'hold_until', 'probe')
+    local state = c[1] or 'closed'
+    if state == 'open' and now >= tonumber(c[2]) then
+      state = 'half_open'
+      redis.call('HSET', epkey, 'state', state)
+      table.insert(changes, { ep, state })
+    end
+    local allow = cap - redis.call('ZCARD', key('flight', ep))
+    if state == 'open' or tonumber(c[3] or '0') > now then allow = 0 end
+    if state == 'half_open' then
+      if c[4] then allow = 0 else allow = math.min(allow, 1) end
+    end
+    allow = math.min(allow, quantum, want - #granted)
+    local ids = {}
+    if allow > 0 then ids = redis.call('ZRANGEBYSCORE', key('ready', ep), '-inf', now, 'LIMIT', 0, allow) end
+    for _, id in ipairs(ids) do
+      redis.call('ZREM', key('ready', ep), id)
+      redis.call('ZADD', key('flight', ep), now + ttl, id)
+      local probe = 0
+      if state == 'half_open' then
+        redis.call('HSET', epkey, 'probe', id)
+        probe = 1
+      end
+      table.insert(granted, { ep, id, probe })
+    end
+    schedule(ep, cap, #ids > 0)
+  end
+  return granted
+end
+
 local function close_circuit(ep)
   redis.call('HDEL', key('ep', ep), 'state', 'opened_at', 'next_probe_at', 'cooldown', 'probe')
   redis.call('SREM', P .. ':open', ep)
@@ -92,55 +141,13 @@ return added
 `;
 
 /**
- * take(P, now, cap, want, quantum, slotTtl): grants up to `want` slots, visiting endpoints in
- * schedule order and giving each at most `quantum` per visit. Expired slots (a worker that died)
- * are freed first and their deliveries made due again. An open circuit whose cool-down is over
- * turns half-open and grants one slot: the probe.
+ * take(P, now, cap, want, quantum, slotTtl): grants up to `want` slots (take_slots).
  * Returns { {endpoint, delivery, probe}... }, { {endpoint, new state}... }, next score or false.
  */
 export const TAKE = `${COMMON}
 local cap, want, quantum, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local granted, changes = {}, {}
-local visits = 0
-while #granted < want and visits < 1000 do
-  visits = visits + 1
-  local next_ep = redis.call('ZRANGEBYSCORE', SCHED, '-inf', now, 'LIMIT', 0, 1)
-  if #next_ep == 0 then break end
-  local ep = next_ep[1]
-  local epkey = key('ep', ep)
-  local expired = redis.call('ZRANGEBYSCORE', key('flight', ep), '-inf', now)
-  for _, id in ipairs(expired) do
-    redis.call('ZREM', key('flight', ep), id)
-    redis.call('ZADD', key('ready', ep), 'LT', now, id)
-    if redis.call('HGET', epkey, 'probe') == id then redis.call('HDEL', epkey, 'probe') end
-  end
-  local c = redis.call('HMGET', epkey, 'state', 'next_probe_at', 'hold_until', 'probe')
-  local state = c[1] or 'closed'
-  if state == 'open' and now >= tonumber(c[2]) then
-    state = 'half_open'
-    redis.call('HSET', epkey, 'state', state)
-    table.insert(changes, { ep, state })
-  end
-  local allow = cap - redis.call('ZCARD', key('flight', ep))
-  if state == 'open' or tonumber(c[3] or '0') > now then allow = 0 end
-  if state == 'half_open' then
-    if c[4] then allow = 0 else allow = math.min(allow, 1) end
-  end
-  allow = math.min(allow, quantum, want - #granted)
-  local ids = {}
-  if allow > 0 then ids = redis.call('ZRANGEBYSCORE', key('ready', ep), '-inf', now, 'LIMIT', 0, allow) end
-  for _, id in ipairs(ids) do
-    redis.call('ZREM', key('ready', ep), id)
-    redis.call('ZADD', key('flight', ep), now + ttl, id)
-    local probe = 0
-    if state == 'half_open' then
-      redis.call('HSET', epkey, 'probe', id)
-      probe = 1
-    end
-    table.insert(granted, { ep, id, probe })
-  end
-  schedule(ep, cap, #ids > 0)
-end
+local changes = {}
+local granted = take_slots(cap, want, quantum, ttl, changes)
 local first = redis.call('ZRANGE', SCHED, 0, 0, 'WITHSCORES')
 local next_at = false
 if #first > 0 then next_at = first[2] end
@@ -148,8 +155,9 @@ return { granted, changes, next_at }
 `;
 
 /**
- * release(P, now, cap, threshold, cooldown, maxCooldown, [endpoint, delivery, verdict, holdUntil]...):
- * frees the slots and feeds the circuits. `up`: the receiver answered below 500, which closes
+ * release(P, now, cap, threshold, cooldown, maxCooldown, want, quantum, slotTtl, [endpoint, delivery, verdict, holdUntil]...):
+ * frees the slots and feeds the circuits, then takes up to `want` slots for the caller as take
+ * does (one round trip where a busy worker would otherwise make two). `up`: the receiver answered below 500, which closes
  * the circuit and ends a run of failures; `down`: a 5xx, timeout or connection failure, which
  * lengthens the run and at `threshold` opens the circuit (a failed probe reopens it with twice
  * the cool-down, at most `maxCooldown`); `none`: no request was made. `holdUntil` > 0 holds the
@@ -157,9 +165,10 @@ return { granted, changes, next_at }
  */
 export const RELEASE = `${COMMON}
 local cap, threshold, cooldown, max_cooldown = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local want, quantum, ttl = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 local changes = {}
 local touched = {}
-for i = 7, #ARGV, 4 do
+for i = 10, #ARGV, 4 do
   local ep, id, verdict, hold = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local epkey = key('ep', ep)
   redis.call('ZREM', key('flight', ep), id)
@@ -195,5 +204,7 @@ for ep in pairs(touched) do
   if not c[1] and not c[2] and tonumber(c[3] or '0') <= now then redis.call('DEL', epkey) end
   schedule(ep, cap, false)
 end
-return changes
+local granted = {}
+if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes) end
+return { granted, changes }
 `;

@@ -4,8 +4,14 @@ import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 
 /**
- * Turns off `synchronous_commit` on the worker's database connections (never the API's: they
- * live in another Nest context with its own pool). Each delivery commits twice (lease, outcome);
+ * The worker's database sessions (never the API's: they live in another Nest context with its
+ * own pool).
+ *
+ * `plan_cache_mode = force_custom_plan`: the lease and the outcome are named prepared statements
+ * (parsed once per connection), but their `= ANY($1)` over a batch of ids must be planned for
+ * each batch's size; a generic plan cached for one size is wrong for the next.
+ *
+ * `synchronous_commit = off`. Each delivery commits twice (lease, outcome);
  * waiting for the WAL flush on each is most of an attempt's database time. It is safe here
  * because every worker write is redone when lost: a crash of PostgreSQL can lose the last few
  * hundred milliseconds of commits, whole transactions at a time, so events come back
@@ -14,11 +20,11 @@ import { DataSource } from 'typeorm';
  * (spec 6.7).
  */
 @Injectable()
-export class AsynchronousCommit implements OnModuleInit {
+export class WorkerConnectionSettings implements OnModuleInit {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   onModuleInit(): void {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    pool.on('connect', (client: PoolClient) => void client.query('SET synchronous_commit = off').catch(() => undefined));
+    pool.on('connect', (client: PoolClient) => void client.query('SET synchronous_commit = off; SET plan_cache_mode = force_custom_plan').catch(() => undefined));
   }
 }
