@@ -23,7 +23,7 @@ local now = tonumber(ARGV[2])
 local function key(kind, ep) return P .. ':' .. kind .. ':' .. ep end
 local SCHED = P .. ':sched'
 
--- Puts the endpoint where it belongs in the schedule, or out of it when nothing waits. A
+-- Puts the endpoint where it belongs in the schedule, or out of it when it holds nothing. A
 -- runnable endpoint keeps an earlier place it already has (its turn is not pushed back by new
 -- arrivals); one just served goes behind every endpoint due now (round robin). Every score it
 -- writes for an endpoint that cannot be served now lies in the future, so a take loop visiting
@@ -31,7 +31,13 @@ local SCHED = P .. ':sched'
 local function schedule(ep, cap, served)
   local first = redis.call('ZRANGE', key('ready', ep), 0, 0, 'WITHSCORES')
   if #first == 0 then
-    redis.call('ZREM', SCHED, ep)
+    -- Nothing waits; slots still held are looked at again when they expire (a worker that died).
+    local slot = redis.call('ZRANGE', key('flight', ep), 0, 0, 'WITHSCORES')
+    if #slot == 0 then
+      redis.call('ZREM', SCHED, ep)
+    else
+      redis.call('ZADD', SCHED, slot[2], ep)
+    end
     return
   end
   local at = tonumber(first[2])

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { DeliveryGate, type Grant } from '../../src/webhooks/delivery/gate/delivery-gate.js';
+import { testConfig } from '../support/config.js';
+
+/**
+ * The delivery gate against the real Redis, two instances standing for two worker processes,
+ * on an injected clock: every call is given its `now`.
+ */
+describe('delivery gate (Redis)', () => {
+  const T0 = 1_800_000_000_000;
+  let prefix = 0;
+  const gates: DeliveryGate[] = [];
+  /** Two gates on one fresh key prefix: two workers sharing one Redis. */
+  function twoWorkers(overrides: Record<string, string> = {}): [DeliveryGate, DeliveryGate] {
+    const config = testConfig({
+      REDIS_PREFIX: `${process.env.REDIS_PREFIX}-gate-${(prefix += 1)}`,
+      WEBHOOK_ENDPOINT_CONCURRENCY: '3',
+      WEBHOOK_CIRCUIT_FAILURES: '5',
+      WEBHOOK_CIRCUIT_COOLDOWN_MS: '1000',
+      WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS: '3000',
+      ...overrides,
+    });
+    const pair: [DeliveryGate, DeliveryGate] = [new DeliveryGate(config), new DeliveryGate(config)];
+    gates.push(...pair);
+    return pair;
+  }
+  afterAll(() => Promise.all(gates.map((gate) => gate.onModuleDestroy())));
+
+  const offer = (gate: DeliveryGate, endpointId: string, count: number, now = T0) =>
+    gate.enqueue(
+      Array.from({ length: count }, () => ({ endpointId, deliveryId: randomUUID(), dueMs: now })),
+      now,
+    );
+  const release = (gate: DeliveryGate, grants: Grant[], verdict: 'up' | 'down' | 'none', now: number, holdUntilMs: number | null = null) =>
+    gate.release(grants.map((grant) => ({ ...grant, verdict, holdUntilMs })), 0, now);
+
+  it('caps the slots of one endpoint over both workers, and hands a freed slot to either', async () => {
+    const [a, b] = twoWorkers();
+    const endpoint = randomUUID();
+    expect(await offer(a, endpoint, 10)).toBe(10);
+
+    const first = await a.take(100, T0);
+    const second = await b.take(100, T0);
+    expect(first.grants).toHaveLength(3);
+    expect(second.grants).toEqual([]);
+    expect(await a.backlog(endpoint)).toEqual({ waiting: 7, inFlight: 3 });
+
+    await release(a, first.grants.slice(0, 2), 'up', T0 + 1);
+    const third = await b.take(100, T0 + 2);
+    expect(third.grants).toHaveLength(2);
+    expect(new Set([...first.grants, ...third.grants].map((grant) => grant.deliveryId)).size).toBe(5);
+    expect(await b.backlog(endpoint)).toEqual({ waiting: 5, inFlight: 3 });
+  });
+
+  it('serves endpoints in turn: a deep backlog on one does not delay the next delivery of another', async () => {
+    const [a] = twoWorkers({ WEBHOOK_ENDPOINT_CONCURRENCY: '1000' });
+    const busy = randomUUID();
+    const quiet = randomUUID();
+    await offer(a, busy, 5000, T0);
+    await offer(a, quiet, 1, T0 + 5);
+    // Each visit gives an endpoint at most its cap's worth, so one call of 1,010 slots reaches the quiet one.
+    const taken = await a.take(1010, T0 + 5);
+    expect(taken.grants.filter((grant) => grant.endpointId === quiet)).toHaveLength(1);
+  });
+
+  it('frees the slots of a worker that died once they expire, and offers their deliveries again', async () => {
+    const [a, b] = twoWorkers({ WEBHOOK_TIMEOUT_MS: '1000' });
+    const endpoint = randomUUID();
+    await offer(a, endpoint, 3);
+    const lost = await a.take(3, T0);
+    expect(lost.grants).toHaveLength(3);
+    expect((await b.take(3, T0 + 5000)).grants).toEqual([]);
+    // Receiver timeout + 10 s margin later, the slots are free and the same deliveries are due again.
+    const again = await b.take(3, T0 + 11_001);
+    expect(again.grants.map((grant) => grant.deliveryId).sort()).toEqual(lost.grants.map((grant) => grant.deliveryId).sort());
+  });
+
+  it('opens the circuit after 5 failures in a row, probes once after the cool-down, reopens with twice the cool-down, closes on success', async () => {
+    const [a, b] = twoWorkers({ WEBHOOK_ENDPOINT_CONCURRENCY: '5' });
+    const endpoint = randomUUID();
+    await offer(a, endpoint, 20);
+
+    const five = (await a.take(5, T0)).grants;
+    const failures = five.slice(0, 4);
+    expect((await release(a, failures, 'down', T0 + 10)).changes).toEqual([]);
+    expect((await release(a, [five[4]], 'down', T0 + 20)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
+    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 1020) });
+    expect(await a.openCircuits()).toBeGreaterThanOrEqual(1);
+
+    // Open: nothing is granted, to either worker, until the cool-down is over.
+    expect((await a.take(10, T0 + 500)).grants).toEqual([]);
+    const open = await b.take(10, T0 + 500);
+    expect(open.grants).toEqual([]);
+    expect(open.nextAtMs).toBe(T0 + 1020);
+
+    // Half-open: exactly one probe, whoever asks.
+    const probe = await b.take(10, T0 + 1020);
+    expect(probe.grants).toEqual([{ endpointId: endpoint, deliveryId: expect.any(String), probe: true }]);
+    expect(probe.changes).toEqual([{ endpointId: endpoint, state: 'half_open' }]);
+    expect((await a.take(10, T0 + 1030)).grants).toEqual([]);
+
+    // The probe fails: open again, cool-down doubled; opened_at stays the start of the outage.
+    expect((await release(b, probe.grants, 'down', T0 + 1100)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
+    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 3100) });
+    expect((await a.take(10, T0 + 3000)).grants).toEqual([]);
+
+    const second = await a.take(10, T0 + 3100);
+    expect(second.grants).toHaveLength(1);
+    expect(second.grants[0].probe).toBe(true);
+    // The probe succeeds: closed, and the backlog drains at the cap.
+    expect((await release(a, second.grants, 'up', T0 + 3200)).changes).toEqual([{ endpointId: endpoint, state: 'closed' }]);
+    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null });
+    const drained = await b.take(10, T0 + 3300);
+    expect(drained.grants).toHaveLength(5);
+    expect(drained.grants.every((grant) => !grant.probe)).toBe(true);
+  });
+
+  it('caps the cool-down, and a probe that sent nothing lets another probe go', async () => {
+    const [a] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '1' });
+    const endpoint = randomUUID();
+    await offer(a, endpoint, 10);
+    let now = T0;
+    await release(a, (await a.take(1, now)).grants, 'down', now);
+    for (const expected of [2000, 3000, 3000]) {
+      const probe = (await a.take(1, (now = (await a.circuits([endpoint])).get(endpoint)!.nextProbeAt!.getTime()))).grants;
+      await release(a, probe, 'down', now);
+      expect((await a.circuits([endpoint])).get(endpoint)!.nextProbeAt!.getTime() - now).toBe(expected);
+    }
+    now = (await a.circuits([endpoint])).get(endpoint)!.nextProbeAt!.getTime();
+    const refused = (await a.take(1, now)).grants;
+    expect((await release(a, refused, 'none', now)).changes).toEqual([]);
+    expect((await a.take(1, now + 1)).grants).toEqual([{ endpointId: endpoint, deliveryId: expect.any(String), probe: true }]);
+  });
+
+  it("holds the endpoint back until a receiver's Retry-After, and only that endpoint", async () => {
+    const [a, b] = twoWorkers();
+    const held = randomUUID();
+    const other = randomUUID();
+    await offer(a, held, 5);
+    const [first] = (await a.take(1, T0)).grants;
+    await offer(a, other, 5);
+    await release(a, [first], 'up', T0 + 10, T0 + 2000);
+    const during = await b.take(100, T0 + 1999);
+    expect(during.grants.every((grant) => grant.endpointId === other)).toBe(true);
+    expect(during.grants.length).toBeGreaterThan(0);
+    expect((await a.take(100, T0 + 2000)).grants.filter((grant) => grant.endpointId === held)).toHaveLength(3);
+  });
+
+  it('offers a delivery once: one already waiting or holding a slot is left as it is', async () => {
+    const [a] = twoWorkers();
+    const endpoint = randomUUID();
+    const deliveryId = randomUUID();
+    expect(await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 }], T0)).toBe(1);
+    expect(await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 }], T0)).toBe(0);
+    await a.take(1, T0);
+    expect(await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 }], T0)).toBe(0);
+    expect(await a.backlog(endpoint)).toEqual({ waiting: 0, inFlight: 1 });
+  });
+});
