@@ -5,7 +5,13 @@
 //   2. latency: BENCH_RATE events/s (100) for BENCH_SECONDS, each committed on its own: commit →
 //      receiver p50/p99;
 //   3. baseline: a bare loop that signs the same envelopes and POSTs them with undici at the
-//      worker's concurrency, with no queue and no database: deliveries/s.
+//      per-endpoint cap (all the service may have in flight to one endpoint), with no queue and
+//      no database: deliveries/s;
+//   4. isolation: the healthy endpoint fed BENCH_ISOLATION_RATE events/s (50) alone for 10 s,
+//      then for BENCH_ISOLATION_SECONDS (20) beside 5 endpoints of another company whose
+//      receiver never answers, each fed as many: the healthy endpoint's commit → receiver p99 in
+//      both, and their ratio (isolation_p99_ratio). The worker runs with WEBHOOK_TIMEOUT_MS=5000
+//      so that its shutdown after the phase does not wait 15 s for the hung requests.
 // Ends with one line `RESULT {json}`. Needs the local PostgreSQL and Redis; creates and drops its
 // own database and Redis prefix. BENCH_PROFILE=1 instead profiles the worker (`--cpu-prof`) through
 // warm-up and burst, ends it after the burst, and prints the burst's rate, how much of the
@@ -33,6 +39,10 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BURST = Number(process.env.BENCH_BURST ?? 5000);
 const RATE = Number(process.env.BENCH_RATE ?? 100);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ISOLATION_RATE = Number(process.env.BENCH_ISOLATION_RATE ?? 50);
+const ISOLATION_SECONDS = Number(process.env.BENCH_ISOLATION_SECONDS ?? 20);
+const DEAD_ENDPOINTS = 5;
+const TIMEOUT_MS = 5000;
 const PROFILE_DIR = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-webhooks-profile-')) : undefined;
 // The service never has more requests in flight to one endpoint than its cap; the baseline sends at the same.
 const CONCURRENCY = new AppConfig().WEBHOOK_ENDPOINT_CONCURRENCY;
@@ -49,6 +59,7 @@ const env = {
   APP_ROLES: 'worker',
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+  WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,19 +86,49 @@ async function waitForCount(receiver, count, timeoutMs = 120_000) {
   }
 }
 
-/** A company, an `int:*` key and one endpoint subscribed to fin.invoice.created. */
-async function seed(db, url) {
-  const [{ id: tenantId }] = (await db.query(`INSERT INTO tenants (slug, name) VALUES ($1, 'Bench') RETURNING id`, [`bench-${run}`])).rows;
+/** A company, an `int:*` key and `urls.length` endpoints subscribed to fin.invoice.created. */
+async function seed(db, name, urls) {
+  const [{ id: tenantId }] = (await db.query(`INSERT INTO tenants (slug, name) VALUES ($1, 'Bench') RETURNING id`, [`bench-${name}-${run}`])).rows;
   const key = generateApiKey();
   const [{ id: keyId }] = (
     await db.query(`INSERT INTO api_keys (tenant_id, prefix, secret_hash, scopes) VALUES ($1, $2, $3, '{int:*}') RETURNING id`, [tenantId, key.prefix, key.secretHash])
   ).rows;
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  await db.query(
-    `INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, secret_ciphertext) VALUES ($1, $2, 'bench', $3, '{fin.invoice.created}', $4)`,
-    [tenantId, keyId, url, sealWith(decodeSecretsKey(SECRETS_KEY), secret)],
-  );
+  for (const url of urls) {
+    await db.query(
+      `INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, secret_ciphertext) VALUES ($1, $2, 'bench', $3, '{fin.invoice.created}', $4)`,
+      [tenantId, keyId, url, sealWith(decodeSecretsKey(SECRETS_KEY), secret)],
+    );
+  }
   return { tenantId, secret };
+}
+
+/**
+ * Commits `rate` healthy events a second for `seconds`, each in its own transaction, and as
+ * many for `noisyTenantId` (fanned out to its endpoints) when given; returns the healthy
+ * events' commit → receiver latencies, sorted.
+ */
+async function paced(db, receiver, tenantId, rate, seconds, noisyTenantId) {
+  const committedAt = new Map();
+  const total = rate * seconds;
+  const start = Date.now();
+  for (let n = 0; n < total; n++) {
+    const due = start + (n * 1000) / rate;
+    if (due > Date.now()) await sleep(due - Date.now());
+    if (noisyTenantId) await commitEvents(db, noisyTenantId, [envelope(n)]);
+    const event = envelope(n);
+    await commitEvents(db, tenantId, [event]);
+    committedAt.set(event.id, Date.now());
+  }
+  const arrived = async () => (await ask(receiver, 'arrivals', 'arrivals')).filter(([id]) => committedAt.has(id));
+  const deadline = Date.now() + 120_000;
+  while ((await arrived()).length < total) {
+    if (Date.now() > deadline) throw new Error(`the healthy endpoint got fewer than ${total} deliveries`);
+    await sleep(5);
+  }
+  const latencies = (await arrived()).map(([id, at]) => Math.max(0, at - committedAt.get(id))).sort((a, b) => a - b);
+  receiver.send('reset');
+  return latencies;
 }
 
 function envelope(n) {
@@ -131,7 +172,12 @@ async function main() {
   const receiver = fork(fileURLToPath(new URL('./webhook-receiver.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const [{ port }] = await once(receiver, 'message');
   const url = `http://localhost:${port}/hook`;
-  const { tenantId, secret } = await seed(db, url);
+  const { tenantId, secret } = await seed(db, 'healthy', [url]);
+  const dead = await seed(
+    db,
+    'dead',
+    Array.from({ length: DEAD_ENDPOINTS }, (_, n) => `http://localhost:${port}/dead/${n}`),
+  );
   const profileArgs = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, '--import', './bench/exit-on-message.js'] : [];
   const worker = spawn(process.execPath, [...profileArgs, 'dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = once(worker, 'exit');
@@ -159,24 +205,13 @@ async function main() {
       return;
     }
 
-    const committedAt = new Map();
+    const latencies = await paced(db, receiver, tenantId, RATE, SECONDS);
     const total = RATE * SECONDS;
-    const paceStart = Date.now();
-    for (let n = 0; n < total; n++) {
-      const due = paceStart + (n * 1000) / RATE;
-      if (due > Date.now()) await sleep(due - Date.now());
-      const event = envelope(n);
-      await commitEvents(db, tenantId, [event]);
-      committedAt.set(event.id, Date.now());
-    }
-    await waitForCount(receiver, total);
-    const latencies = (await ask(receiver, 'arrivals', 'arrivals'))
-      .filter(([id]) => committedAt.has(id))
-      .map(([id, at]) => Math.max(0, at - committedAt.get(id)))
-      .sort((a, b) => a - b);
-    receiver.send('reset');
 
     const baselinePerSecond = await baseline(url, secret, BURST);
+
+    const alone = await paced(db, receiver, tenantId, ISOLATION_RATE, 10);
+    const noisy = await paced(db, receiver, tenantId, ISOLATION_RATE, ISOLATION_SECONDS, dead.tenantId);
 
     const result = {
       deliveries_per_s: Math.round(deliveriesPerSecond),
@@ -188,9 +223,16 @@ async function main() {
       latency_events: total,
       rate_per_s: RATE,
       concurrency: CONCURRENCY,
+      isolation_p99_alone_ms: percentile(alone, 99),
+      isolation_p99_noisy_ms: percentile(noisy, 99),
+      isolation_p99_ratio: Number((percentile(noisy, 99) / Math.max(1, percentile(alone, 99))).toFixed(2)),
     };
     console.log(`service: ${result.deliveries_per_s} deliveries/s (one worker, ${BURST} events); baseline undici sign+POST: ${result.baseline_deliveries_per_s}/s; ratio ${result.ratio}`);
     console.log(`commit → receiver at ${RATE} events/s for ${SECONDS} s: p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`);
+    console.log(
+      `isolation at ${ISOLATION_RATE} events/s: healthy p99 alone ${result.isolation_p99_alone_ms} ms, beside ${DEAD_ENDPOINTS} hung endpoints ` +
+        `(${ISOLATION_RATE} events/s each, WEBHOOK_TIMEOUT_MS=${TIMEOUT_MS}) for ${ISOLATION_SECONDS} s ${result.isolation_p99_noisy_ms} ms: ratio ${result.isolation_p99_ratio}`,
+    );
     console.log(`RESULT ${JSON.stringify(result)}`);
   } finally {
     worker.kill('SIGTERM');

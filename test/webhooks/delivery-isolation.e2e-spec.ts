@@ -105,7 +105,7 @@ describe('delivery isolation: caps, circuit breaker and Retry-After over two wor
     const down = await createTenantSession(api.app, { scopes: [Scope.All] });
     const healthy = await createTenantSession(api.app, { scopes: [Scope.All] });
     const deadPaths = ['/dead/1', '/dead/2', '/dead/3'];
-    const deadEndpoints = [];
+    const deadEndpoints: string[] = [];
     for (const path of deadPaths) deadEndpoints.push(await endpointOf(down, path));
     await endpointOf(healthy, '/healthy');
 
