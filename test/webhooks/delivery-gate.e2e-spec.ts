@@ -24,7 +24,7 @@ describe('delivery gate (Redis)', () => {
     gates.push(...pair);
     return pair;
   }
-  afterAll(() => Promise.all(gates.map((gate) => gate.onModuleDestroy())));
+  afterAll(() => Promise.all(gates.map((gate) => gate.onApplicationShutdown())));
 
   const offer = (gate: DeliveryGate, endpointId: string, count: number, now = T0) =>
     gate.enqueue(

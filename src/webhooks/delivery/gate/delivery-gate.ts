@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../../../platform/config/app-config.js';
 import { ENQUEUE, RELEASE, TAKE } from './gate-scripts.js';
@@ -63,7 +63,7 @@ type GateCommands = {
  * sent twice at once.
  */
 @Injectable()
-export class DeliveryGate implements OnModuleDestroy {
+export class DeliveryGate implements OnApplicationShutdown {
   private readonly logger = new Logger(DeliveryGate.name);
   private readonly redis: Redis & GateCommands;
   private subscriber: Redis | undefined;
@@ -165,7 +165,8 @@ export class DeliveryGate implements OnModuleDestroy {
     await this.subscriber.subscribe(`${this.prefix}:wake`);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Last of all: the dispatcher's shutdown (before it) still frees the slots of the attempts it waits for. */
+  async onApplicationShutdown(): Promise<void> {
     await Promise.all(
       [this.subscriber, this.redis].map(async (client) => {
         if (!client || client.status === 'wait' || client.status === 'end') return client?.disconnect();
