@@ -194,15 +194,15 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
       );
       const last = overdue.at(-1);
       this.sweepCursor = overdue.length === SWEEP_BATCH && last ? { at: last.next_attempt_at, id: last.id } : null;
-      const offered = await this.gate.enqueue(overdue.map((delivery) => ({ endpointId: delivery.endpoint_id, deliveryId: delivery.id, dueMs: Date.now() })));
+      const offered = await this.enqueue(overdue);
       if (offered > 0) this.logger.warn({ count: offered }, 'sweep: offered again pending deliveries the delivery gate had lost');
     } catch (error) {
       this.logger.error({ err: error }, 'sweep failed');
     }
   }
 
-  private async enqueue(deliveries: readonly { id: string; endpoint_id: string }[]): Promise<void> {
-    const now = Date.now();
-    await this.gate.enqueue(deliveries.map((delivery) => ({ endpointId: delivery.endpoint_id, deliveryId: delivery.id, dueMs: now })), now);
+  /** Offers deliveries to the gate, due now; returns how many it did not hold yet. */
+  private enqueue(deliveries: readonly { id: string; endpoint_id: string }[]): Promise<number> {
+    return this.gate.enqueue(deliveries.map((delivery) => ({ endpointId: delivery.endpoint_id, deliveryId: delivery.id })));
   }
 }

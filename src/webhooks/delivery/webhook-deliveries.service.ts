@@ -100,8 +100,7 @@ export class WebhookDeliveriesService {
 
   /** New pending deliveries go to the delivery gate; if that fails, the workers' sweep offers them. */
   private async offer(endpoint: WebhookEndpoint, deliveries: readonly { id: string }[]): Promise<void> {
-    const now = Date.now();
-    await this.gate.enqueue(deliveries.map(({ id }) => ({ endpointId: endpoint.id, deliveryId: id, dueMs: now })), now);
+    await this.gate.enqueue(deliveries.map(({ id }) => ({ endpointId: endpoint.id, deliveryId: id })));
   }
 
   private async findDelivery(scope: TenantScope, endpoint: WebhookEndpoint, deliveryId: string): Promise<WebhookDelivery> {

@@ -84,11 +84,11 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.redis.defineCommand('ohGateRelease', { numberOfKeys: 0, lua: RELEASE });
   }
 
-  /** Offers pending deliveries, due at `dueMs`; one already waiting or holding a slot is left as it is. Returns how many were new. */
-  async enqueue(deliveries: readonly { endpointId: string; deliveryId: string; dueMs: number }[], now = Date.now()): Promise<number> {
+  /** Offers pending deliveries, due at `dueMs` (default: now); one already waiting or holding a slot is left as it is. Returns how many were new. */
+  async enqueue(deliveries: readonly { endpointId: string; deliveryId: string; dueMs?: number }[], now = Date.now()): Promise<number> {
     let added = 0;
     for (let start = 0; start < deliveries.length; start += CHUNK) {
-      const args = deliveries.slice(start, start + CHUNK).flatMap((delivery) => [delivery.endpointId, delivery.deliveryId, Math.round(delivery.dueMs)]);
+      const args = deliveries.slice(start, start + CHUNK).flatMap((delivery) => [delivery.endpointId, delivery.deliveryId, Math.round(delivery.dueMs ?? now)]);
       added += await this.redis.ohGateEnqueue(this.prefix, now, this.cap, ...args);
     }
     return added;
