@@ -6,7 +6,7 @@
 //      receiver p50/p99;
 //   3. baseline: a bare loop that signs the same envelopes and POSTs them with undici at the
 //      per-endpoint cap (all the service may have in flight to one endpoint), with no queue and
-//      no database: deliveries/s;
+//      no database, after the same warm-up (200) as the service's: deliveries/s;
 //   4. isolation: the healthy endpoint fed BENCH_ISOLATION_RATE events/s (50) alone for 10 s,
 //      then for BENCH_ISOLATION_SECONDS (20) beside 5 endpoints of another company whose
 //      receiver never answers, each fed as many: the healthy endpoint's commit → receiver p99 in
@@ -42,6 +42,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ISOLATION_RATE = Number(process.env.BENCH_ISOLATION_RATE ?? 50);
 const ISOLATION_SECONDS = Number(process.env.BENCH_ISOLATION_SECONDS ?? 20);
 const DEAD_ENDPOINTS = 5;
+const WARM_UP = 200;
 const TIMEOUT_MS = 5000;
 const PROFILE_DIR = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-webhooks-profile-')) : undefined;
 // The service never has more requests in flight to one endpoint than its cap; the baseline sends at the same.
@@ -143,23 +144,28 @@ async function commitEvents(db, tenantId, events) {
   );
 }
 
+/** Signs and POSTs `count` envelopes at the per-endpoint cap, after the same 200-delivery warm-up as the service's. */
 async function baseline(url, secret, count) {
   const target = new URL(url);
   const pool = new Pool(target.origin);
-  const envelopes = Array.from({ length: count }, (_, n) => envelope(n));
-  let next = 0;
+  const send = async (count) => {
+    const envelopes = Array.from({ length: count }, (_, n) => envelope(n));
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < envelopes.length) {
+          const event = envelopes[next++];
+          const body = renderEnvelope(event, CURRENT_API_VERSION);
+          const headers = { 'content-type': 'application/json', 'idempotency-key': event.id, ...signWebhook([secret], event.id, Math.floor(Date.now() / 1000), body) };
+          const answer = await pool.request({ method: 'POST', path: target.pathname, headers, body });
+          await answer.body.dump();
+        }
+      }),
+    );
+  };
+  await send(WARM_UP);
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < envelopes.length) {
-        const event = envelopes[next++];
-        const body = renderEnvelope(event, CURRENT_API_VERSION);
-        const headers = { 'content-type': 'application/json', 'idempotency-key': event.id, ...signWebhook([secret], event.id, Math.floor(Date.now() / 1000), body) };
-        const answer = await pool.request({ method: 'POST', path: target.pathname, headers, body });
-        await answer.body.dump();
-      }
-    }),
-  );
+  await send(count);
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
   return count / seconds;
@@ -183,8 +189,8 @@ async function main() {
   const exited = once(worker, 'exit');
   try {
     // Warm-up: the worker is up, connected and its connection pool to the receiver is open.
-    await commitEvents(db, tenantId, Array.from({ length: 200 }, (_, n) => envelope(n)));
-    await waitForCount(receiver, 200, 60_000);
+    await commitEvents(db, tenantId, Array.from({ length: WARM_UP }, (_, n) => envelope(n)));
+    await waitForCount(receiver, WARM_UP, 60_000);
     receiver.send('reset');
 
     const burst = Array.from({ length: BURST }, (_, n) => envelope(n));

@@ -7,10 +7,6 @@ import { DataSource } from 'typeorm';
  * The worker's database sessions (never the API's: they live in another Nest context with its
  * own pool).
  *
- * `plan_cache_mode = force_custom_plan`: the lease and the outcome are named prepared statements
- * (parsed once per connection), but their `= ANY($1)` over a batch of ids must be planned for
- * each batch's size; a generic plan cached for one size is wrong for the next.
- *
  * `synchronous_commit = off`. Each delivery commits twice (lease, outcome);
  * waiting for the WAL flush on each is most of an attempt's database time. It is safe here
  * because every worker write is redone when lost: a crash of PostgreSQL can lose the last few
@@ -25,6 +21,6 @@ export class WorkerConnectionSettings implements OnModuleInit {
 
   onModuleInit(): void {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    pool.on('connect', (client: PoolClient) => void client.query('SET synchronous_commit = off; SET plan_cache_mode = force_custom_plan').catch(() => undefined));
+    pool.on('connect', (client: PoolClient) => void client.query('SET synchronous_commit = off').catch(() => undefined));
   }
 }
