@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { writeFile } from 'node:fs/promises';
 import { NestFactory } from '@nestjs/core';
 import { ApiModule } from './app/api.module.js';
+import { FEATURE_TAGS } from './app/features.js';
 import { ConfigError, loadConfig } from './platform/config/app-config.js';
 import { buildOpenApiDocument } from './platform/openapi/openapi-document.js';
 
@@ -20,7 +21,7 @@ async function main(): Promise<number> {
   try {
     const config = loadConfig();
     const app = await NestFactory.create(ApiModule.register(config), { preview: true, logger: false, abortOnError: false });
-    const document = buildOpenApiDocument(app, config);
+    const document = buildOpenApiDocument(app, config, FEATURE_TAGS);
     await app.close();
     await writeFile(target, `${JSON.stringify(document, null, 2)}\n`);
     return 0;

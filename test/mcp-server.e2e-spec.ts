@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { FEATURES, READ_RESOURCES } from '../src/app/features.js';
 import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { runCli } from './support/cli.js';
 import { credentials, legacyClient, modernClient, shortcut, startMcp, type TestMcp } from './support/mcp.js';
@@ -12,7 +13,8 @@ interface Demo {
   mcp_token: string;
 }
 
-const TOOLS_PER_COMPANY = 12 * 4 + 5;
+/** list, get, search and recent per resource, and one summary per area that has one. */
+const TOOLS_PER_COMPANY = READ_RESOURCES.length * 4 + FEATURES.filter((feature) => feature.summary).length;
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /** The text of a tool result's first content block. */

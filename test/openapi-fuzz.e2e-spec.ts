@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { Errors } from '../src/platform/catalog/errors.js';
+import { READ_RESOURCES } from '../src/app/features.js';
+import { Errors, resourceErrors } from '../src/platform/catalog/errors.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
@@ -15,7 +16,10 @@ import { createTenantSession, type TenantSession } from './support/tenant-sessio
 const SEED = Number(process.env.FUZZ_SEED ?? 20260516);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 50);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
-const CATALOGUE = new Set(Object.values(Errors).map((error) => error.detailKey));
+// The catalogue's keys, and each registry resource's cursor and not-found keys.
+const CATALOGUE = new Set(
+  [...Object.values(Errors), ...READ_RESOURCES.flatMap((resource) => Object.values(resourceErrors(resource.name)))].map((error) => error.detailKey),
+);
 
 type Json = Record<string, any>;
 

@@ -2,6 +2,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
+import { FEATURE_TAGS } from '../src/app/features.js';
 import { buildOpenApiDocument } from '../src/platform/openapi/openapi-document.js';
 import { startApi, type TestApi } from './support/api.js';
 import { seedRecords } from './support/demo-data.js';
@@ -305,7 +306,7 @@ describe('read resources: fleet, HR, support, documents (e2e)', () => {
     // 120 per resource: more than the default page (50) and the largest one (100).
     await seedRecords(api.app, company.tenant.id, 120, 1);
     otherIds = await seedRecords(api.app, other.tenant.id, 9, 2);
-    openapi = buildOpenApiDocument(api.app, api.config);
+    openapi = buildOpenApiDocument(api.app, api.config, FEATURE_TAGS);
   });
   afterAll(() => api.close());
 

@@ -2,6 +2,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
+import { FEATURE_TAGS } from '../src/app/features.js';
 import { buildOpenApiDocument } from '../src/platform/openapi/openapi-document.js';
 import { startApi, type TestApi } from './support/api.js';
 import { type CliRun, runCli } from './support/cli.js';
@@ -48,7 +49,7 @@ describe('seed:demo (e2e)', () => {
     demo = run.json as unknown as DemoOutput;
     api = await startApi();
     db = api.app.get(DataSource);
-    openapi = buildOpenApiDocument(api.app, api.config);
+    openapi = buildOpenApiDocument(api.app, api.config, FEATURE_TAGS);
   }, 60_000);
   afterAll(() => api?.close());
 

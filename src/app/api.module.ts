@@ -13,8 +13,7 @@ import { OpenApiModule } from '../platform/openapi/openapi.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module.js';
 import { ReadResourcesModule } from '../platform/resources/read-resources.module.js';
-import { FEATURE_MODULES } from './feature-modules.js';
-import { READ_RESOURCES } from './read-resources.js';
+import { FEATURE_MODULES, READ_RESOURCES } from './features.js';
 
 /**
  * The REST API role: platform, feature modules, the global guard (authentication with the rate

@@ -7,6 +7,7 @@ import { answerClientErrors, configureHttpPipeline } from '../platform/http/http
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
 import { ApiModule } from './api.module.js';
+import { FEATURE_TAGS } from './features.js';
 
 /** Builds the REST API application; `extraModules` lets tests mount test-only controllers. */
 export async function createApiApp(config: AppConfig, extraModules: Type[] = []): Promise<INestApplication> {
@@ -27,7 +28,7 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   app.set('trust proxy', config.trustProxy);
   configureHttpPipeline(app, config);
   answerClientErrors(app.getHttpServer(), config);
-  publishOpenApi(app, config);
+  publishOpenApi(app, config, FEATURE_TAGS);
   app.enableShutdownHooks();
   await app.init();
   return app;

@@ -8,14 +8,13 @@ import { ConfigModule } from '../platform/config/config.module.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
-import { FEATURE_MODULES } from './feature-modules.js';
-import { AREA_SUMMARIES } from './area-summaries.js';
-import { READ_RESOURCES } from './read-resources.js';
+import type { AreaSummary } from '../platform/resources/read-resource.js';
+import { FEATURE_MODULES, loadAreaSummaries, READ_RESOURCES } from './features.js';
 
 /** The mcp role: the platform, the feature modules' entities and the tool server over the registry. */
 @Module({})
 class McpRoleModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(config: AppConfig, summaries: readonly AreaSummary[]): DynamicModule {
     return {
       module: McpRoleModule,
       imports: [
@@ -23,7 +22,7 @@ class McpRoleModule {
         LoggingModule.forRoot(config),
         PlatformModule,
         ...FEATURE_MODULES,
-        McpServerModule.register({ resources: READ_RESOURCES, summaries: AREA_SUMMARIES }),
+        McpServerModule.register({ resources: READ_RESOURCES, summaries }),
       ],
     };
   }
@@ -37,7 +36,7 @@ export interface McpServerHandle {
 
 /** Builds the agent-tool server (not yet listening): a plain node:http server in front of the MCP SDK. */
 export async function createMcpServer(config: AppConfig): Promise<McpServerHandle> {
-  const context = await NestFactory.createApplicationContext(McpRoleModule.register(config), { bufferLogs: true, abortOnError: false });
+  const context = await NestFactory.createApplicationContext(McpRoleModule.register(config, await loadAreaSummaries()), { bufferLogs: true, abortOnError: false });
   context.useLogger(context.get(PinoNestLogger));
   context.enableShutdownHooks();
   const http = context.get(McpHttpService);

@@ -2,6 +2,7 @@ import type { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
+import { loadWorkerModules } from './features.js';
 import { WorkerModule } from './worker.module.js';
 
 /**
@@ -9,7 +10,7 @@ import { WorkerModule } from './worker.module.js';
  * pulling jobs. `close()` lets running jobs finish and disconnects from Redis.
  */
 export async function createWorkerContext(config: AppConfig, extraModules: Type[] = []): Promise<INestApplicationContext> {
-  const context = await NestFactory.createApplicationContext(WorkerModule.register(config, extraModules), {
+  const context = await NestFactory.createApplicationContext(WorkerModule.register(config, await loadWorkerModules(), extraModules), {
     bufferLogs: true,
     abortOnError: false,
   });

@@ -1,30 +1,8 @@
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import type { CommandGroup, CommandGroupDeps, ContextProvider } from './command-group.js';
-
-export type { CommandGroup, CommandGroupDeps, ContextProvider } from './command-group.js';
-
-/** Comma-separated list flag (operations.md): `a,b` → ['a', 'b']; empty string → []. */
-export function list(value: string): string[] {
-  return value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0);
-}
-
-export function integer(value: string): number {
-  if (!/^-?\d+$/.test(value.trim())) throw new Error(`not an integer: ${value}`);
-  return Number(value);
-}
-
-/** An id flag: UUID-shaped, so a typo is a clear message rather than a database error. */
-export function uuid(value: string): string {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value.trim())) throw new InvalidArgumentError(`not an id: ${value}`);
-  return value.trim().toLowerCase();
-}
+import { Command, CommanderError } from 'commander';
+import type { CommandGroup, CommandGroupDeps, ContextProvider } from '../platform/cli/command-group.js';
 
 /**
- * Runs one CLI command of `groups` (the list in commands.ts, passed in so that the command files,
- * which import this file's flag parsers, are not imported back) and returns the JSON object it
+ * Runs one CLI command of `groups` (passed in, so that this file stays the CLI's machinery and knows no command) and returns the JSON object it
  * printed. Usage errors and failures throw; the entry point turns them into a stderr message
  * and a non-zero exit.
  */

@@ -3,13 +3,13 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { DataSource } from 'typeorm';
-import { READ_RESOURCES } from '../app/read-resources.js';
+import { READ_RESOURCES } from '../app/features.js';
 import { McpTokensService } from '../mcp/mcp-tokens.service.js';
 import { ApiKeysService } from '../platform/auth/api-keys.service.js';
 import { permissionForScope, Scope } from '../platform/catalog/scopes.js';
 import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
-import { type CommandGroupDeps, integer } from './cli-program.js';
+import { type CommandGroupDeps, integer } from '../platform/cli/command-group.js';
 import { runDemoSeeders } from './demo-seeders.js';
 
 /** The faker seed of every demo company: the same names and values each time. */

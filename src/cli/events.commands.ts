@@ -4,7 +4,7 @@ import { isEventType } from '../platform/catalog/event-types.js';
 import { EventPublisher } from '../platform/events/event-publisher.service.js';
 import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
-import { type CommandGroupDeps, uuid } from './cli-program.js';
+import { type CommandGroupDeps, uuid } from '../platform/cli/command-group.js';
 
 /** Event data is a JSON object, like every resource representation events carry. */
 function jsonObject(value: string): Record<string, unknown> {

@@ -3,7 +3,7 @@ import { ApiKeysService } from '../platform/auth/api-keys.service.js';
 import { isScope, type Scope } from '../platform/catalog/scopes.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { parseRfc3339DateTime } from '../platform/validation/rfc3339.js';
-import { type CommandGroupDeps, list } from './cli-program.js';
+import { type CommandGroupDeps, list } from '../platform/cli/command-group.js';
 
 function scopes(values: string[]): Scope[] {
   const unknown = values.filter((value) => !isScope(value));

@@ -1,4 +1,6 @@
+import { resourceErrors } from '../platform/catalog/errors.js';
 import { DomainException, type ProblemFieldError } from '../platform/errors/domain.exception.js';
+import { invoicesResource } from './invoices.resource.js';
 
 /** A member-level problem with an invoice request: `path` names the member (`lines[0].qty`). */
 export type FieldError = ProblemFieldError;
@@ -46,6 +48,6 @@ export class InvalidReferenceException extends DomainException {
 
 export class InvoiceNotFoundException extends DomainException {
   constructor(id: string) {
-    super('InvoicesNotFound', `No invoice with id ${id}.`);
+    super(resourceErrors(invoicesResource.name).notFound, `No invoice with id ${id}.`);
   }
 }

@@ -3,6 +3,7 @@ import type { Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AuthContext, CurrentAuth } from '../../src/platform/auth/auth-context.js';
 import { Public, RequireScopes } from '../../src/platform/auth/require-scopes.decorator.js';
+import { resourceErrors } from '../../src/platform/catalog/errors.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { AppConfig } from '../../src/platform/config/app-config.js';
 import { DomainException } from '../../src/platform/errors/domain.exception.js';
@@ -41,7 +42,7 @@ class TestEventsController {
     const query = this.data.forTenant(auth.tenantId).repository(OutboxEvent).select('event');
     return this.paginator.paginate(query, page, {
       list: 'test_events',
-      invalidCursor: 'InvoicesInvalidCursor',
+      invalidCursor: resourceErrors('invoices').invalidCursor,
       map: (event) => ({ id: event.id, type: event.type }),
     });
   }
@@ -50,7 +51,7 @@ class TestEventsController {
   @RequireScopes(Scope.FinInvoicesRead)
   async retrieve(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string) {
     const event = await this.data.forTenant(auth.tenantId).repository(OutboxEvent).findOne({ id });
-    if (!event) throw new DomainException('InvoicesNotFound');
+    if (!event) throw new DomainException(resourceErrors('invoices').notFound);
     return { id: event.id, type: event.type };
   }
 
@@ -119,7 +120,7 @@ class TestIdempotencyController {
           errors: [{ path: 'notes', code: 'too_long', message: 'notes is over 2,000 characters' }],
         });
       case 'not_found':
-        throw new DomainException('InvoicesNotFound', 'No such invoice.');
+        throw new DomainException(resourceErrors('invoices').notFound, 'No such invoice.');
       case 'crash':
         throw new Error('simulated failure with a secret detail');
       default:

@@ -31,26 +31,6 @@ export interface ErrorDefinition {
 const def = (detailKey: string, status: number, type: ProblemType, title: string, code?: string): ErrorDefinition =>
   code === undefined ? { detailKey, status, type, title } : { detailKey, status, type, title, code };
 
-/**
- * The readable resources, each with its list `invalid_cursor` and retrieve `not_found` keys
- * (`errors.integrations.<resource>.…`).
- */
-export const LIST_RESOURCES = [
-  'invoices',
-  'payments',
-  'bills',
-  'purchase_orders',
-  'work_orders',
-  'vehicles',
-  'fuel_logs',
-  'employees',
-  'leave_requests',
-  'timesheets',
-  'tickets',
-  'documents',
-] as const;
-export type ListResource = (typeof LIST_RESOURCES)[number];
-
 export const Errors = {
   // Platform: authentication, tenancy, scopes
   Unauthenticated: def('errors.integrations.unauthenticated', 401, 'unauthorized', 'Missing or invalid API key'),
@@ -159,44 +139,22 @@ export const Errors = {
   WebhookQuotaExceeded: def('errors.integrations.webhooks.quota_exceeded', 429, 'quota-exceeded', 'Webhook endpoint quota exceeded', 'quota_exceeded'),
   WebhookPiiNotGranted: def('errors.integrations.webhooks.pii_not_granted', 403, 'forbidden', 'Endpoint is not enabled for personal data', 'pii_not_granted'),
   WebhookDeliveryPending: def('errors.integrations.webhooks.delivery_pending', 409, 'conflict', 'The delivery is still pending; only a finished delivery can be replayed', 'delivery_pending'),
-
-  // The readable resources' cursor and not-found keys
-  ...resourceErrors(),
 } as const;
 
 export type ErrorName = keyof typeof Errors;
 
-type ResourceErrorName = `${PascalCase<ListResource>}${'InvalidCursor' | 'NotFound'}`;
-type PascalCase<S extends string> = S extends `${infer H}_${infer T}` ? `${Capitalize<H>}${PascalCase<T>}` : Capitalize<S>;
+/** An entry of the catalogue by name, or a readable resource's own entry (`resourceErrors`). */
+export type ErrorRef = ErrorName | ErrorDefinition;
 
-/** `purchase_orders` → `PurchaseOrders`. */
-export function pascal(resource: string): string {
-  return resource
-    .split('_')
-    .map((part) => part[0].toUpperCase() + part.slice(1))
-    .join('');
-}
-
-function resourceErrors(): Record<ResourceErrorName, ErrorDefinition> {
-  const entries: [string, ErrorDefinition][] = [];
-  for (const resource of LIST_RESOURCES) {
-    const label = resource.replace(/_/g, ' ');
-    entries.push([
-      `${pascal(resource)}InvalidCursor`,
-      def(`errors.integrations.${resource}.invalid_cursor`, 422, 'validation', 'Unreadable cursor'),
-    ]);
-    entries.push([
-      `${pascal(resource)}NotFound`,
-      def(`errors.integrations.${resource}.not_found`, 404, 'not-found', `${label[0].toUpperCase()}${label.slice(1, -1)} not found`, 'not_found'),
-    ]);
-  }
-  return Object.fromEntries(entries) as Record<ResourceErrorName, ErrorDefinition>;
-}
-
-/** The list cursor and not-found errors of one readable resource. */
-export function resourceErrorNames(resource: ListResource): { invalidCursor: ErrorName; notFound: ErrorName } {
+/**
+ * The list cursor and retrieve not-found errors of the readable resource `name`
+ * (`errors.integrations.<name>.invalid_cursor` / `.not_found`): derived from the resource
+ * registry, so a new resource brings its keys with it.
+ */
+export function resourceErrors(name: string): { invalidCursor: ErrorDefinition; notFound: ErrorDefinition } {
+  const label = name.replace(/_/g, ' ');
   return {
-    invalidCursor: `${pascal(resource)}InvalidCursor` as ErrorName,
-    notFound: `${pascal(resource)}NotFound` as ErrorName,
+    invalidCursor: def(`errors.integrations.${name}.invalid_cursor`, 422, 'validation', 'Unreadable cursor'),
+    notFound: def(`errors.integrations.${name}.not_found`, 404, 'not-found', `${label[0].toUpperCase()}${label.slice(1, -1)} not found`, 'not_found'),
   };
 }

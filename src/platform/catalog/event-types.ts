@@ -16,8 +16,11 @@ export interface EventDefinition {
   readonly dataSchema: JsonSchema;
 }
 
-/** The OpenAPI component of a read DTO (class name) or of an EVENT_DATA_SCHEMAS entry. */
-type DataComponent = EventDataSchemaName | 'InvoiceDto' | 'VehicleDto' | 'WorkOrderDto' | 'FuelLogDto' | 'EmployeeDto' | 'LeaveRequestDto' | 'TimesheetDto' | 'TicketDto' | 'DocumentDto';
+/**
+ * The OpenAPI component of an EVENT_DATA_SCHEMAS entry, or of a readable resource's item DTO
+ * (its class name): test/resource-registry.e2e-spec.ts checks each such name against the registry.
+ */
+type DataComponent = EventDataSchemaName | `${string}Dto`;
 
 const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 

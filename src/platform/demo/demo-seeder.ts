@@ -12,7 +12,7 @@ export interface DemoSeedContext {
   /**
    * The id lists returned by the seeders that ran before this one (e.g. `employee_ids` from
    * HR, used by fleet for drivers), so modules can reference each other's records without
-   * reading each other's tables. Order in `src/cli/demo-seeders.ts` decides who runs first.
+   * reading each other's tables. The manifests' `seeder.after` decides who runs first.
    * Absent when a seeder runs on its own (tests).
    */
   ids?: Readonly<Record<string, readonly string[]>>;
@@ -20,7 +20,7 @@ export interface DemoSeedContext {
 
 /**
  * A module's demo data for `seed:demo`. Each feature module provides one (an injectable
- * exported by the module) and lists it in `src/cli/demo-seeders.ts`.
+ * exported by the module) and names it in its manifest.
  */
 export interface DemoSeeder {
   /** Returns ids other parts of the seed output need (e.g. `customer_ids`), or nothing. */

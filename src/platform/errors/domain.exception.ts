@@ -1,4 +1,4 @@
-import { Errors, type ErrorDefinition, type ErrorName } from '../catalog/errors.js';
+import { Errors, type ErrorDefinition, type ErrorRef } from '../catalog/errors.js';
 
 export interface ProblemFieldError {
   path: string;
@@ -25,16 +25,20 @@ export interface ProblemExtras {
  */
 export class DomainException extends Error {
   readonly definition: ErrorDefinition;
+  /** The catalogue entry's name, or the detail key of a resource's own entry. */
+  readonly errorName: string;
 
   constructor(
-    readonly errorName: ErrorName,
+    error: ErrorRef,
     detail?: string,
     readonly extras: ProblemExtras = {},
     /** Response headers that belong to this error (e.g. Retry-After). */
     readonly headers: Record<string, string> = {},
   ) {
-    super(detail ?? Errors[errorName].title);
-    this.definition = Errors[errorName];
+    const definition = typeof error === 'string' ? Errors[error] : error;
+    super(detail ?? definition.title);
+    this.definition = definition;
+    this.errorName = typeof error === 'string' ? error : error.detailKey;
     this.name = new.target.name;
   }
 }

@@ -186,10 +186,11 @@ function sortResponses(responses: Responses): Responses {
 }
 
 /**
- * The OpenAPI 3.1 document of every controller mounted in `app`. Built from decorators only, so
+ * The OpenAPI 3.1 document of every controller mounted in `app`, its tags described by
+ * `featureTags` (the features' manifests). Built from decorators only, so
  * it also works on an application created with `preview: true` (no database connection).
  */
-export function buildOpenApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig, featureTags: Readonly<Record<string, string>>): OpenAPIObject {
   const base = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('Integrations API')
@@ -207,5 +208,5 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig): 
   const document = SwaggerModule.createDocument(app, base, { extraModels: [ProblemDto] });
   // OpenAPI 3.1 names a licence by SPDX expression; LicenseRef- is SPDX's form for one of its own.
   document.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as OpenAPIObject['info']['license'];
-  return declareTags(addEventWebhooks(applyPlatformConventions(document, config)));
+  return declareTags(addEventWebhooks(applyPlatformConventions(document, config)), featureTags);
 }

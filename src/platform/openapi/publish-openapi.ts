@@ -5,15 +5,14 @@ import { DOCS_PATH } from './docs-path.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { OpenApiPublication } from './openapi-publication.js';
 
-
 /**
  * Builds the document once from every controller of `app` and publishes it at
  * `/v1/openapi.json` and as Swagger UI at `/docs` (the UI's own JSON/YAML copies are off: the
  * specification has one address). Call before `app.init()`, so the UI routes precede Nest's
  * not-found handler.
  */
-export function publishOpenApi(app: INestApplication, config: AppConfig): void {
-  const document = buildOpenApiDocument(app, config);
+export function publishOpenApi(app: INestApplication, config: AppConfig, featureTags: Readonly<Record<string, string>>): void {
+  const document = buildOpenApiDocument(app, config, featureTags);
   app.get(OpenApiPublication).publish(document);
   SwaggerModule.setup(DOCS_PATH, app, document, {
     raw: false,

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomBytes } from 'node:crypto';
 import { DataSource, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
-import type { ErrorName } from '../catalog/errors.js';
+import type { ErrorRef } from '../catalog/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { CursorCodec, type CursorPosition } from './cursor-codec.js';
@@ -12,7 +12,7 @@ export interface PaginateOptions<T, R> {
   /** Names the list inside the cursor, so one list's cursor is refused by another. */
   list: string;
   /** The 422 answered for an unreadable cursor. */
-  invalidCursor: ErrorName;
+  invalidCursor: ErrorRef;
   /** Maps a row to its API representation. */
   map: (row: T) => R;
   /** The timestamp column the list is ordered by, newest first: creation (default) or last change. */
@@ -89,7 +89,7 @@ export class Paginator implements OnModuleInit {
     return this.finish(context, page, rows, (last) => last.position, (row) => row.item);
   }
 
-  private after(context: string, page: PageRequest, invalidCursor: ErrorName): CursorPosition | undefined {
+  private after(context: string, page: PageRequest, invalidCursor: ErrorRef): CursorPosition | undefined {
     if (page.cursor === undefined) return undefined;
     const position = this.codec.decode(context, page.cursor);
     if (!position) throw new DomainException(invalidCursor, 'The cursor is not one this list issued.', { field: 'cursor' });

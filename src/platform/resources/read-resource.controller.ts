@@ -1,7 +1,6 @@
 import { Controller, Inject, Param, type Type } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { type AuthContext, CurrentAuth } from '../auth/auth-context.js';
-import { pascal } from '../catalog/errors.js';
 import { type Page, type PageRequest, PageParams } from '../pagination/page.js';
 import { UuidPipe } from '../validation/uuid.pipe.js';
 import { pluralLabel, type ReadResource } from './read-resource.js';
@@ -10,7 +9,11 @@ import { ResourceReader } from './resource-reader.service.js';
 
 /** `VehiclesController` for `vehicles`: the OpenAPI operation ids keep their names. */
 function controllerName(resource: ReadResource): string {
-  return `${pascal(resource.name)}Controller`;
+  const pascal = resource.name
+    .split('_')
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('');
+  return `${pascal}Controller`;
 }
 
 /** The REST list and retrieve routes of one declared resource. */

@@ -1,10 +1,14 @@
 import type { Type } from '@nestjs/common';
-import type { ListResource } from '../catalog/errors.js';
 import type { Scope } from '../catalog/scopes.js';
 import type { CursorPosition } from '../pagination/cursor-codec.js';
 import type { KeysetRow } from '../pagination/paginator.service.js';
 import type { TenantScope } from '../tenancy/tenant-data.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
+
+/** `firstName` → `first_name`: the column the snake-case naming strategy gives a property. */
+type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}` ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeCase<Tail>}` : S;
+/** A column of the entity E's table. */
+export type ColumnOf<E> = SnakeCase<keyof E & string>;
 
 /** The business areas resources belong to; one `summarise_<area>` tool each. */
 export const AREAS = ['finance', 'fleet', 'hr', 'support', 'documents'] as const;
@@ -13,11 +17,11 @@ export type Area = (typeof AREAS)[number];
 /**
  * Everything about one readable resource, declared once. The REST list/retrieve routes, their
  * OpenAPI operations, the agent-tool server's list/get/search/recent tools and every other list
- * of resources derive from these declarations (see src/app/read-resources.ts).
+ * of resources derive from these declarations, which each feature's manifest names (src/app/features.ts).
  */
 export interface ReadResource<E extends TenantOwnedEntity = TenantOwnedEntity, R extends object = object> {
-  /** Path segment (`/v1/<name>`), error keys (`errors.integrations.<name>.…`) and tool names. */
-  readonly name: ListResource;
+  /** Path segment (`/v1/<name>`), error keys (`errors.integrations.<name>.…`) and tool names: snake_case, plural. */
+  readonly name: string;
   readonly area: Area;
   readonly entity: Type<E>;
   /** The response DTO: its `@ApiProperty` metadata is the OpenAPI schema and the tools' output schema. */
@@ -32,7 +36,7 @@ export interface ReadResource<E extends TenantOwnedEntity = TenantOwnedEntity, R
   /** What one record is, for a model choosing a tool. */
   readonly description: string;
   /** Columns a person would search by (numbers, names, registrations, subjects, e-mails), in reading order. */
-  readonly searchable: readonly string[];
+  readonly searchable: readonly ColumnOf<E>[];
   /** Entity rows of one company → API representations, in order (batch, so related rows load once). */
   readonly represent: (rows: E[], scope: TenantScope) => R[] | Promise<R[]>;
   /**

@@ -6,7 +6,8 @@ import { ResourceReader } from './resource-reader.service.js';
 /** The reader, and with `routes` the REST list/retrieve controllers, of the declared resources. */
 @Module({})
 export class ReadResourcesModule {
-  static register(resources: readonly ReadResource[], options: { routes: boolean }): DynamicModule {
+  // `any`: each resource has its own entity and DTO types; the declarations themselves are typed.
+  static register(resources: readonly ReadResource<any, any>[], options: { routes: boolean }): DynamicModule {
     return {
       module: ReadResourcesModule,
       controllers: options.routes ? resources.map(readResourceController) : [],

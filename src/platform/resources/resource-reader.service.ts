@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { SelectQueryBuilder } from 'typeorm';
-import { resourceErrorNames } from '../catalog/errors.js';
+import { resourceErrors } from '../catalog/errors.js';
 import { DomainException } from '../errors/domain.exception.js';
 import type { Page, PageRequest } from '../pagination/page.js';
 import { Paginator } from '../pagination/paginator.service.js';
@@ -56,7 +56,7 @@ export class ResourceReader {
   }
 
   async get<E extends TenantOwnedEntity, R extends object>(resource: ReadResource<E, R>, tenantId: string, id: string): Promise<R> {
-    const notFound = () => new DomainException(resourceErrorNames(resource.name).notFound, `No ${resource.singular} with id ${id}.`);
+    const notFound = () => new DomainException(resourceErrors(resource.name).notFound, `No ${resource.singular} with id ${id}.`);
     const scope = this.data.forTenant(tenantId);
     if (resource.retrieve) {
       const found = await resource.retrieve(scope, id);
@@ -86,7 +86,7 @@ export class ResourceReader {
   }
 
   private pageOptions(resource: Pick<ReadResource, 'name'>, list: string) {
-    return { list, invalidCursor: resourceErrorNames(resource.name).invalidCursor };
+    return { list, invalidCursor: resourceErrors(resource.name).invalidCursor };
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service.js';
-import { type CommandGroupDeps, uuid } from './cli-program.js';
+import { WebhookEndpointsService } from './webhook-endpoints.service.js';
+import { type CommandGroupDeps, uuid } from '../platform/cli/command-group.js';
 
 /** What support does for webhook endpoints (operations.md). */
 export function webhookCommands(program: Command, { context, output }: CommandGroupDeps): void {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { FinanceApplicationService } from '../finance/finance-application.service.js';
-import { ReferenceDataService } from '../finance/reference-data.service.js';
-import { type CommandGroupDeps, integer } from './cli-program.js';
+import { FinanceApplicationService } from './finance-application.service.js';
+import { ReferenceDataService } from './reference-data.service.js';
+import { type CommandGroupDeps, integer } from '../platform/cli/command-group.js';
 
 /** Reference data and the Finance application's operations (operations.md). */
 export function financeCommands(program: Command, { context, output }: CommandGroupDeps): void {

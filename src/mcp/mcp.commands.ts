@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { McpTokensService } from '../mcp/mcp-tokens.service.js';
-import { type CommandGroupDeps, list, uuid } from './cli-program.js';
+import { McpTokensService } from './mcp-tokens.service.js';
+import { type CommandGroupDeps, list, uuid } from '../platform/cli/command-group.js';
 
 /** Agent-tool server tokens, which support issues on request (operations.md). */
 export function mcpCommands(program: Command, { context, output }: CommandGroupDeps): void {

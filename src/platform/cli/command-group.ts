@@ -1,0 +1,33 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { type Command, InvalidArgumentError } from 'commander';
+
+/** Lazily created application context, so `--help` and usage errors need no database. */
+export type ContextProvider = () => Promise<INestApplicationContext>;
+
+export interface CommandGroupDeps {
+  context: ContextProvider;
+  /** Each command calls this once with the one JSON object it prints. */
+  output: (value: unknown) => void;
+}
+
+/** Registers one group of admin commands: the platform's (src/cli/commands.ts) or a feature's (its manifest). */
+export type CommandGroup = (program: Command, deps: CommandGroupDeps) => void;
+
+/** Comma-separated list flag (operations.md): `a,b` → ['a', 'b']; empty string → []. */
+export function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+export function integer(value: string): number {
+  if (!/^-?\d+$/.test(value.trim())) throw new Error(`not an integer: ${value}`);
+  return Number(value);
+}
+
+/** An id flag: UUID-shaped, so a typo is a clear message rather than a database error. */
+export function uuid(value: string): string {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value.trim())) throw new InvalidArgumentError(`not an id: ${value}`);
+  return value.trim().toLowerCase();
+}
