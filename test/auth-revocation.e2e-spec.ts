@@ -1,7 +1,7 @@
 import pg from 'pg';
 import request from 'supertest';
 import { ApiKeysService } from '../src/platform/auth/api-keys.service.js';
-import { AUTH_ACKS_CHANNEL, AUTH_CHANGES_CHANNEL, AUTH_LISTENER_APPLICATION } from '../src/platform/auth/auth-changes.js';
+import { AUTH_ACKS_CHANNEL, AUTH_CHANGES_CHANNEL, AUTH_LISTENER_APPLICATION } from '../src/platform/auth-changes/auth-changes.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
 import { runCli } from './support/cli.js';

@@ -3,7 +3,7 @@ import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import type { Application } from 'express';
-import { PUBLIC_METADATA, SCOPES_METADATA } from '../src/platform/auth/require-scopes.decorator.js';
+import { PUBLIC_METADATA, SCOPES_METADATA } from '../src/platform/route-access/require-scopes.decorator.js';
 import { startApi, type TestApi } from './support/api.js';
 
 interface DeclaredRoute {

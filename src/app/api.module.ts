@@ -2,10 +2,9 @@ import { type DynamicModule, Module, type Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiKeyAuthenticator } from '../platform/auth/api-key-authenticator.service.js';
 import { AuthGuard } from '../platform/auth/auth.guard.js';
-import { CatalogModule } from '../platform/catalog/catalog.module.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
-import { ProblemFilter } from '../platform/errors/problem.filter.js';
+import { ProblemFilter } from '../platform/http/problem.filter.js';
 import { HealthModule } from '../platform/health/health.module.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { MetricsController } from '../platform/metrics/metrics.controller.js';
@@ -30,7 +29,6 @@ export class ApiModule {
         PlatformModule,
         RateLimitModule,
         OpenApiModule,
-        CatalogModule,
         HealthModule,
         ...FEATURE_MODULES,
         ReadResourcesModule.register(READ_RESOURCES, { routes: true }),

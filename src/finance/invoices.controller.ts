@@ -2,11 +2,11 @@ import { Controller, HttpCode, Inject, Param, Patch, Post, Res } from '@nestjs/c
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { type AuthContext, CurrentAuth } from '../platform/auth/auth-context.js';
-import { RequireScopes } from '../platform/auth/require-scopes.decorator.js';
+import { RequireScopes } from '../platform/route-access/require-scopes.decorator.js';
 import { Scope } from '../platform/catalog/scopes.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator.js';
-import { ApiProblemResponses } from '../platform/openapi/api-problem-responses.decorator.js';
+import { ApiProblemResponses } from '../platform/api-docs/api-problem-responses.decorator.js';
 import { UuidPipe } from '../platform/validation/uuid.pipe.js';
 import { ValidBody } from '../platform/validation/validated-body.js';
 import { CreateInvoiceDto } from './dto/create-invoice.dto.js';

@@ -2,13 +2,13 @@ import { Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Res } fr
 import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { type AuthContext, CurrentAuth } from '../platform/auth/auth-context.js';
-import { RequireScopes } from '../platform/auth/require-scopes.decorator.js';
+import { RequireScopes } from '../platform/route-access/require-scopes.decorator.js';
 import { Errors } from '../platform/catalog/errors.js';
 import { Scope } from '../platform/catalog/scopes.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { PROBLEM_CONTENT_TYPE } from '../platform/errors/problem.js';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator.js';
-import { ProblemDto } from '../platform/openapi/problem.dto.js';
+import { ProblemDto } from '../platform/api-docs/problem.dto.js';
 import { UuidPipe } from '../platform/validation/uuid.pipe.js';
 import { ValidBody } from '../platform/validation/validated-body.js';
 import { CreateWebhookEndpointDto, NoBodyDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint-input.dto.js';

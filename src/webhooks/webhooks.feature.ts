@@ -1,11 +1,12 @@
 import type { FeatureManifest } from '../platform/features/feature-manifest.js';
 import { WebhookDeliveryModule } from './delivery/webhook-delivery.module.js';
+import { EventTypesModule } from './event-types/event-types.module.js';
 import { webhookCommands } from './webhooks.commands.js';
 import { WebhooksModule } from './webhooks.module.js';
 
 export const webhooksFeature: FeatureManifest = {
   name: 'webhooks',
-  modules: [WebhooksModule, WebhookDeliveryModule],
+  modules: [WebhooksModule, WebhookDeliveryModule, EventTypesModule],
   // The delivery attempt's HTTP client and the gate's loop stay out of the other roles.
   worker: async () => (await import('./delivery/webhook-delivery-worker.module.js')).WebhookDeliveryWorkerModule,
   commands: webhookCommands,

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Inject, Module, Param, Patch, 
 import type { Response } from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type AuthContext, CurrentAuth } from '../../src/platform/auth/auth-context.js';
-import { Public, RequireScopes } from '../../src/platform/auth/require-scopes.decorator.js';
+import { Public, RequireScopes } from '../../src/platform/route-access/require-scopes.decorator.js';
 import { resourceErrors } from '../../src/platform/catalog/errors.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { AppConfig } from '../../src/platform/config/app-config.js';

@@ -8,7 +8,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { apiKeyState } from './api-key.entity.js';
 import { type ParsedApiKey, secretMatchesStored } from './api-key-token.js';
 import { AuthCache, type KeyRecord } from './auth-cache.js';
-import { AUTH_ACKS_CHANNEL, AUTH_CHANGES_CHANNEL, AUTH_LISTENER_APPLICATION } from './auth-changes.js';
+import { AUTH_ACKS_CHANNEL, AUTH_CHANGES_CHANNEL, AUTH_LISTENER_APPLICATION } from '../auth-changes/auth-changes.js';
 import type { AuthContext } from './auth-context.js';
 import { invalidToken } from './bearer-credentials.js';
 

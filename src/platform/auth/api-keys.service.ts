@@ -7,7 +7,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { ApiKey, apiKeyState, type ApiKeyState } from './api-key.entity.js';
 import { TenantData } from '../tenancy/tenant-data.js';
 import { ApiKeyHooks } from './api-key-hooks.js';
-import { afterEveryProcessDropped, keyChange } from './auth-changes.js';
+import { afterEveryProcessDropped, keyChange } from '../auth-changes/auth-changes.js';
 import { generateApiKey } from './api-key-token.js';
 
 export interface CreateApiKeyInput {

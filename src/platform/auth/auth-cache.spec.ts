@@ -1,4 +1,4 @@
-import { keyChange, tenantChange } from './auth-changes.js';
+import { keyChange, tenantChange } from '../auth-changes/auth-changes.js';
 import { AuthCache, type KeyRecord } from './auth-cache.js';
 
 const record = (tenantId: string): KeyRecord => ({

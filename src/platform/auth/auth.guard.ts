@@ -14,7 +14,7 @@ import { type RateLimitDecision, RateLimiterService } from '../rate-limit/rate-l
 import { ApiKeyAuthenticator } from './api-key-authenticator.service.js';
 import type { ApiRequest } from './auth-context.js';
 import { bearerCredentials } from './bearer-credentials.js';
-import { PUBLIC_METADATA, SCOPES_METADATA } from './require-scopes.decorator.js';
+import { PUBLIC_METADATA, SCOPES_METADATA } from '../route-access/require-scopes.decorator.js';
 
 /**
  * The one global guard, deny by default: a route is reachable only if it is `@Public()` or

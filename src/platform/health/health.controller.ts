@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, ServiceUnavailableException } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, type HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
-import { Public } from '../auth/require-scopes.decorator.js';
+import { Public } from '../route-access/require-scopes.decorator.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { RedisHealthIndicator } from './redis.health.js';
 

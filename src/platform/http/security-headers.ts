@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import type { AppConfig } from '../config/app-config.js';
-import { isDocsPath } from '../openapi/docs-path.js';
+import { isDocsPath } from '../api-docs/docs-path.js';
 
 type Middleware = (request: Request, response: Response, next: NextFunction) => void;
 

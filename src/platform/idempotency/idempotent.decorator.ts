@@ -2,7 +2,7 @@ import { applyDecorators, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { ApiHeader, ApiResponse } from '@nestjs/swagger';
 import { Errors } from '../catalog/errors.js';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
-import { ProblemDto } from '../openapi/problem.dto.js';
+import { ProblemDto } from '../api-docs/problem.dto.js';
 import { IDEMPOTENCY_RETENTION_HOURS, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyInterceptor, SEALED_RESPONSE_METADATA } from './idempotency.interceptor.js';
 

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Inject } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Registry } from 'prom-client';
-import { Public } from '../auth/require-scopes.decorator.js';
+import { Public } from '../route-access/require-scopes.decorator.js';
 import { Metrics } from './metrics.service.js';
 
 /**

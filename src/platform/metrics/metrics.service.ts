@@ -1,10 +1,5 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { JobQueue } from '../queue/job-queue.service.js';
-import { QUEUE_NAMES } from '../queue/queue.types.js';
-
-/** BullMQ job states whose counts are exported as queue depths. */
-const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /**
  * One registry per process (the API and worker roles of one process share it, and one server
@@ -12,25 +7,6 @@ const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
  */
 const registry = new Registry();
 collectDefaultMetrics({ register: registry });
-
-/** The job queues the depth gauge reads, one per running application context. */
-const queueSources = new Set<JobQueue>();
-
-new Gauge({
-  name: 'queue_jobs',
-  help: 'Jobs in each queue by state, read from Redis when scraped',
-  labelNames: ['queue', 'state'] as const,
-  registers: [registry],
-  async collect() {
-    // Every context sees the same queues; any one of them can count.
-    const [queues] = queueSources;
-    if (!queues) return;
-    for (const name of QUEUE_NAMES) {
-      const counts = await queues.bullQueue(name).getJobCounts(...QUEUE_STATES);
-      for (const state of QUEUE_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
-    }
-  },
-});
 
 const requestDuration = new Histogram({
   name: 'http_request_duration_seconds',
@@ -62,23 +38,15 @@ const jobOutcomes = new Counter({
 
 /**
  * The service's Prometheus metrics (prom-client), for injection. Features add their own
- * metrics to `registry` (webhook deliveries by outcome, for instance).
+ * metrics to `registry` (webhook deliveries by outcome, the queues' depths).
  */
 @Injectable()
-export class Metrics implements OnModuleDestroy {
+export class Metrics {
   readonly registry = registry;
   readonly requestDuration = requestDuration;
   readonly rateLimitRefusals = rateLimitRefusals;
   readonly idempotencyReplays = idempotencyReplays;
   readonly jobOutcomes = jobOutcomes;
-
-  constructor(@Inject(JobQueue) private readonly queues: JobQueue) {
-    queueSources.add(queues);
-  }
-
-  onModuleDestroy(): void {
-    queueSources.delete(this.queues);
-  }
 
   observeRequest(method: string, route: string | null, status: number, durationMs: number): void {
     this.requestDuration.observe({ method, route: route ?? 'unmatched', status }, durationMs / 1000);

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { API_KEY_SECURITY } from '../auth/require-scopes.decorator.js';
+import { API_KEY_SECURITY } from '../route-access/require-scopes.decorator.js';
 import { Errors } from '../catalog/errors.js';
 import type { AppConfig } from '../config/app-config.js';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
@@ -13,7 +13,7 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER } from '../idempote
 import { exampleFor, problemExample } from './openapi-examples.js';
 import { operationIdFor } from './openapi-operation-ids.js';
 import { declareTags } from './openapi-tags.js';
-import { ProblemDto } from './problem.dto.js';
+import { ProblemDto } from '../api-docs/problem.dto.js';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type Responses = Operation['responses'];

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public } from '../auth/require-scopes.decorator.js';
+import { Public } from '../route-access/require-scopes.decorator.js';
 import { ifNoneMatchHits } from './conditional-get.js';
 import { OpenApiPublication } from './openapi-publication.js';
 

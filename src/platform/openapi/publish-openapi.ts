@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '../config/app-config.js';
-import { DOCS_PATH } from './docs-path.js';
+import { DOCS_PATH } from '../api-docs/docs-path.js';
 import { buildOpenApiDocument } from './openapi-document.js';
 import { OpenApiPublication } from './openapi-publication.js';
 

@@ -1,6 +1,6 @@
 import { applyDecorators, type Type } from '@nestjs/common';
 import { ApiExtraModels, ApiOkResponse, ApiQuery, getSchemaPath } from '@nestjs/swagger';
-import { ApiProblemResponses } from '../openapi/api-problem-responses.decorator.js';
+import { ApiProblemResponses } from '../api-docs/api-problem-responses.decorator.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from './page.js';
 
 /** Documents a paginated list: `limit`/`cursor` query parameters and the page envelope of `item`. */

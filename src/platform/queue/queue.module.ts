@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { AppConfig } from '../config/app-config.js';
 import { JobQueue } from './job-queue.service.js';
+import { QueueDepthMetrics } from './queue-depth-metrics.js';
 import { QUEUE_NAMES } from './queue.types.js';
 
 /**
@@ -29,6 +30,7 @@ import { QUEUE_NAMES } from './queue.types.js';
       inject: QUEUE_NAMES.map((name) => getQueueToken(name)),
       useFactory: (...queues: Queue[]) => new JobQueue(queues),
     },
+    QueueDepthMetrics,
   ],
   exports: [JobQueue, BullModule],
 })

@@ -1,8 +1,8 @@
 import { applyDecorators, Get, type Type } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
-import { RequireScopes } from '../auth/require-scopes.decorator.js';
+import { RequireScopes } from '../route-access/require-scopes.decorator.js';
 import type { Scope } from '../catalog/scopes.js';
-import { ApiProblemResponses } from '../openapi/api-problem-responses.decorator.js';
+import { ApiProblemResponses } from '../api-docs/api-problem-responses.decorator.js';
 import { ApiPaginatedResponse } from '../pagination/api-page.decorator.js';
 
 /** `GET /` of a readable resource: scope, page envelope of `item`, newest first. */

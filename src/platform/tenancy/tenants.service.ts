@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { afterEveryProcessDropped, tenantChange } from '../auth/auth-changes.js';
+import { afterEveryProcessDropped, tenantChange } from '../auth-changes/auth-changes.js';
 import { isScope } from '../catalog/scopes.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';

@@ -1,4 +1,4 @@
-import { isDocsPath } from '../openapi/docs-path.js';
+import { isDocsPath } from '../api-docs/docs-path.js';
 import { DomainException } from '../errors/domain.exception.js';
 
 /** The current API version (spec section 9). */

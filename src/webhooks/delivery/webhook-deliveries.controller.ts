@@ -1,10 +1,10 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { type AuthContext, CurrentAuth } from '../../platform/auth/auth-context.js';
-import { RequireScopes } from '../../platform/auth/require-scopes.decorator.js';
+import { RequireScopes } from '../../platform/route-access/require-scopes.decorator.js';
 import { Scope } from '../../platform/catalog/scopes.js';
 import { Idempotent } from '../../platform/idempotency/idempotent.decorator.js';
-import { ApiProblemResponses } from '../../platform/openapi/api-problem-responses.decorator.js';
+import { ApiProblemResponses } from '../../platform/api-docs/api-problem-responses.decorator.js';
 import { ApiPaginatedResponse } from '../../platform/pagination/api-page.decorator.js';
 import { type PageRequest, PageParams } from '../../platform/pagination/page.js';
 import { RateLimit } from '../../platform/rate-limit/rate-limit.decorator.js';

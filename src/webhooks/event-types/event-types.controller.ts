@@ -1,10 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { AnyApiKey } from '../auth/require-scopes.decorator.js';
-import { OpenApiPublication } from '../openapi/openapi-publication.js';
-import { EVENT_TYPES, EventCatalog } from './event-types.js';
-import { inlineRefs } from './json-schema-refs.js';
-import { Scope } from './scopes.js';
+import { AnyApiKey } from '../../platform/route-access/require-scopes.decorator.js';
+import { OpenApiPublication } from '../../platform/openapi/openapi-publication.js';
+import { EVENT_TYPES, EventCatalog } from '../../platform/catalog/event-types.js';
+import { inlineRefs } from '../../platform/catalog/json-schema-refs.js';
+import { Scope } from '../../platform/catalog/scopes.js';
 
 export class EventTypeDto {
   @ApiProperty({ example: 'fin.invoice.created' })

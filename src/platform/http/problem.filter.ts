@@ -3,10 +3,10 @@ import { HttpAdapterHost } from '@nestjs/core';
 import type { Application, Request, Response } from 'express';
 import type { ApiRequest } from '../auth/auth-context.js';
 import { AppConfig } from '../config/app-config.js';
-import { allowedMethods } from '../http/allowed-methods.js';
-import { sendProblem } from '../http/http-pipeline.js';
-import { DomainException } from './domain.exception.js';
-import { toProblem } from './problem.js';
+import { allowedMethods } from './allowed-methods.js';
+import { sendProblem } from './http-pipeline.js';
+import { DomainException } from '../errors/domain.exception.js';
+import { toProblem } from '../errors/problem.js';
 
 /** The one place where errors thrown inside Nest become application/problem+json. */
 @Catch()

@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiExtension, ApiSecurity } from '@nestjs/swagger';
 import type { Scope } from '../catalog/scopes.js';
-import { ApiProblemResponses } from '../openapi/api-problem-responses.decorator.js';
+import { ApiProblemResponses } from '../api-docs/api-problem-responses.decorator.js';
 
 export const SCOPES_METADATA = 'integrations:required-scopes';
 export const PUBLIC_METADATA = 'integrations:public';
