@@ -44,20 +44,20 @@ export function loadAreaSummaries(): Promise<AreaSummary[]> {
 }
 
 /** The demo seeders in the order `seed:demo` runs them: FEATURES order, each after the features it names. */
-export function demoSeeders(features: readonly FeatureManifest[] = FEATURES): Type<DemoSeeder>[] {
+export function demoSeeders(): Type<DemoSeeder>[] {
   const ordered: Type<DemoSeeder>[] = [];
   const done = new Set<string>();
   const visit = (feature: FeatureManifest, path: readonly string[]) => {
     if (done.has(feature.name) || !feature.seeder) return;
     if (path.includes(feature.name)) throw new Error(`demo seeders wait for each other: ${[...path, feature.name].join(' → ')}`);
     for (const name of feature.seeder.after ?? []) {
-      const before = features.find((candidate) => candidate.name === name);
+      const before = FEATURES.find((candidate) => candidate.name === name);
       if (!before) throw new Error(`the ${feature.name} seeder runs after an unknown feature: ${name}`);
       visit(before, [...path, feature.name]);
     }
     done.add(feature.name);
     ordered.push(feature.seeder.type);
   };
-  for (const feature of features) visit(feature, []);
+  for (const feature of FEATURES) visit(feature, []);
   return ordered;
 }

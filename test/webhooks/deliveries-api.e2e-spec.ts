@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { RateLimiterService } from '../../src/platform/rate-limit/rate-limiter.service.js';
-import type { TestApi } from '../support/api.js';
-import { createEndpoint, deliveriesOf, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { startApi, type TestApi } from '../support/api.js';
+import { createEndpoint, deliveriesOf, deliveryEnv, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { verifyStandard, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -115,6 +115,22 @@ describe('deliveries API and replays (e2e)', () => {
     expect(again.headers['idempotency-replayed']).toBe('true');
     expect(again.body.id).toBe(answer.body.id);
     expect(await deliveriesOf(api.app, endpoint.id)).toHaveLength(2);
+  });
+
+  it('replays while the delivery gate is unreachable: 202 all the same, and the sweep offers the replay', async () => {
+    const { endpoint, rows } = await endpointWithFailures('/replay-no-gate', 1);
+    // A second API process on the same database whose Redis cannot be reached.
+    const cut = await startApi({ env: deliveryEnv('deliveries-api-no-redis', api.config.DATABASE_URL, { REDIS_URL: 'redis://127.0.0.1:1' }) });
+    try {
+      const answer = await cut.http.post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`).set('Authorization', session.auth);
+      expect(answer.status).toBe(202);
+      // The answer is read after the gate's 2 s command timeout, by when the sweep may have delivered it already.
+      expect(answer.body).toMatchObject({ replayed_from: rows[0].id, event_id: rows[0].event_id });
+      const settled = await settledDeliveries(api.app, endpoint.id, 2);
+      expect(settled.find((row) => row.id === answer.body.id)).toMatchObject({ status: 'delivered', replayed_from: rows[0].id });
+    } finally {
+      await cut.close();
+    }
   });
 
   it('refuses replays: 409 endpoint_not_active, 403 pii_not_granted, 409 delivery_pending', async () => {

@@ -48,6 +48,15 @@ export class Metrics {
   readonly idempotencyReplays = idempotencyReplays;
   readonly jobOutcomes = jobOutcomes;
 
+  /**
+   * The registry's metric `name`, created by `create` the first time: prom-client refuses a
+   * second metric of one name, and every application context of the process (tests run several)
+   * registers its metrics on the one registry.
+   */
+  once<T>(name: string, create: () => T): T {
+    return (registry.getSingleMetric(name) as T | undefined) ?? create();
+  }
+
   observeRequest(method: string, route: string | null, status: number, durationMs: number): void {
     this.requestDuration.observe({ method, route: route ?? 'unmatched', status }, durationMs / 1000);
   }

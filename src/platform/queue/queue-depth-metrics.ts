@@ -15,22 +15,23 @@ const queueSources = new Set<JobQueue>();
 export class QueueDepthMetrics implements OnModuleDestroy {
   constructor(@Inject(Metrics) metrics: Metrics, @Inject(JobQueue) private readonly queues: JobQueue) {
     queueSources.add(queues);
-    if (metrics.registry.getSingleMetric('queue_jobs')) return;
-    new Gauge({
-      name: 'queue_jobs',
-      help: 'Jobs in each queue by state, read from Redis when scraped',
-      labelNames: ['queue', 'state'] as const,
-      registers: [metrics.registry],
-      async collect() {
-        // Every context sees the same queues; any one of them can count.
-        const [source] = queueSources;
-        if (!source) return;
-        for (const name of QUEUE_NAMES) {
-          const counts = await source.bullQueue(name).getJobCounts(...QUEUE_STATES);
-          for (const state of QUEUE_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
-        }
-      },
-    });
+    metrics.once('queue_jobs', () =>
+      new Gauge({
+        name: 'queue_jobs',
+        help: 'Jobs in each queue by state, read from Redis when scraped',
+        labelNames: ['queue', 'state'] as const,
+        registers: [metrics.registry],
+        async collect() {
+          // Every context sees the same queues; any one of them can count.
+          const [source] = queueSources;
+          if (!source) return;
+          for (const name of QUEUE_NAMES) {
+            const counts = await source.bullQueue(name).getJobCounts(...QUEUE_STATES);
+            for (const state of QUEUE_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
+          }
+        },
+      }),
+    );
   }
 
   onModuleDestroy(): void {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import { Metrics } from '../../platform/metrics/metrics.service.js';
 import { DeliveryGate } from './gate/delivery-gate.js';
@@ -18,11 +18,6 @@ export function attemptOutcomeLabel(result: { responseStatus: number } | { error
 /** Where the gauges read from: one per worker context in this process (tests run several). */
 const sources = new Set<{ dataSource: DataSource; gate: DeliveryGate }>();
 
-/** prom-client refuses a second metric of one name in a registry: a second worker context in the process reuses the first's. */
-function once<T>(registry: Registry, name: string, create: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create();
-}
-
 /**
  * The delivery worker's Prometheus metrics, on the process's registry: attempts by outcome,
  * attempt duration, commit → first attempt latency, and, read when scraped, the oldest pending
@@ -39,10 +34,10 @@ export class DeliveryMetrics implements OnModuleDestroy {
     const registers = [metrics.registry];
     this.source = { dataSource, gate };
     sources.add(this.source);
-    this.attempts = once(metrics.registry, 'webhook_delivery_attempts_total', () =>
+    this.attempts = metrics.once('webhook_delivery_attempts_total', () =>
       new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts by outcome (2xx, 3xx, 4xx, 5xx, 410, timeout, connect, dns, tls, ssrf, protocol)', labelNames: ['outcome'] as const, registers }),
     );
-    this.attemptDuration = once(metrics.registry, 'webhook_delivery_attempt_duration_seconds', () =>
+    this.attemptDuration = metrics.once('webhook_delivery_attempt_duration_seconds', () =>
       new Histogram({
         name: 'webhook_delivery_attempt_duration_seconds',
         help: 'Duration of webhook delivery attempts, from the URL check to the end of the answer',
@@ -51,7 +46,7 @@ export class DeliveryMetrics implements OnModuleDestroy {
         registers,
       }),
     );
-    this.firstAttemptLatency = once(metrics.registry, 'webhook_delivery_first_attempt_latency_seconds', () =>
+    this.firstAttemptLatency = metrics.once('webhook_delivery_first_attempt_latency_seconds', () =>
       new Histogram({
         name: 'webhook_delivery_first_attempt_latency_seconds',
         help: "Time from an event's commit to the start of its delivery's first attempt",
@@ -59,7 +54,7 @@ export class DeliveryMetrics implements OnModuleDestroy {
         registers,
       }),
     );
-    once(metrics.registry, 'webhook_deliveries_oldest_pending_age_seconds', () =>
+    metrics.once('webhook_deliveries_oldest_pending_age_seconds', () =>
       new Gauge({
         name: 'webhook_deliveries_oldest_pending_age_seconds',
         help: 'Age of the oldest pending webhook delivery (0 when none), read from PostgreSQL when scraped',
@@ -74,7 +69,7 @@ export class DeliveryMetrics implements OnModuleDestroy {
         },
       }),
     );
-    once(metrics.registry, 'webhook_endpoints_circuit_open', () =>
+    metrics.once('webhook_endpoints_circuit_open', () =>
       new Gauge({
         name: 'webhook_endpoints_circuit_open',
         help: 'Webhook endpoints whose circuit breaker is open or half-open, read from Redis when scraped',

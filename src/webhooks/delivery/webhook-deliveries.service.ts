@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { AuthContext } from '../../platform/auth/auth-context.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
@@ -18,6 +18,8 @@ const DAY_MS = 24 * 3600 * 1000;
 /** The deliveries API: reading an endpoint's deliveries and replaying them (spec section 4). */
 @Injectable()
 export class WebhookDeliveriesService {
+  private readonly logger = new Logger(WebhookDeliveriesService.name);
+
   constructor(
     @Inject(TenantData) private readonly data: TenantData,
     @Inject(WebhookEndpointsService) private readonly endpoints: WebhookEndpointsService,
@@ -98,9 +100,14 @@ export class WebhookDeliveriesService {
     return { enqueued: created.length };
   }
 
-  /** New pending deliveries go to the delivery gate; if that fails, the workers' sweep offers them. */
+  /**
+   * New pending deliveries go to the delivery gate. They are committed already, so a gate that
+   * cannot be reached (Redis down) does not fail the request: the workers' sweep offers them.
+   */
   private async offer(endpoint: WebhookEndpoint, deliveries: readonly { id: string }[]): Promise<void> {
-    await this.gate.enqueue(deliveries.map(({ id }) => ({ endpointId: endpoint.id, deliveryId: id })));
+    await this.gate.enqueue(deliveries.map(({ id }) => ({ endpointId: endpoint.id, deliveryId: id }))).catch((error: unknown) => {
+      this.logger.warn({ err: error, endpoint_id: endpoint.id, count: deliveries.length }, 'replayed deliveries not offered to the delivery gate; the sweep offers them');
+    });
   }
 
   private async findDelivery(scope: TenantScope, endpoint: WebhookEndpoint, deliveryId: string): Promise<WebhookDelivery> {

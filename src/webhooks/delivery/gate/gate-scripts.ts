@@ -167,7 +167,8 @@ return { granted, changes, next_at }
  * the circuit and ends a run of failures; `down`: a 5xx, timeout or connection failure, which
  * lengthens the run and at `threshold` opens the circuit (a failed probe reopens it with twice
  * the cool-down, at most `maxCooldown`); `none`: no request was made. `holdUntil` > 0 holds the
- * endpoint back until then (a Retry-After). Returns { {endpoint, new state}... }.
+ * endpoint back until then (a Retry-After). Returns { {endpoint, delivery, probe}... } granted and
+ * { {endpoint, new state}... }.
  */
 export const RELEASE = `${COMMON}
 local cap, threshold, cooldown, max_cooldown = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
