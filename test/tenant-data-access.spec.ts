@@ -24,12 +24,8 @@ const ALLOWED: Record<string, string> = {
   'src/platform/crypto/secrets-cipher.ts': 'reads and creates the development encryption key in platform_settings, which belongs to no company',
   'src/platform/idempotency/idempotency.store.ts':
     'claims are keyed by (company, API key, Idempotency-Key, method, path); completing or releasing one addresses its row by id and an unguessable lock token, and the expiry sweep spans all companies by design',
-  'src/webhooks/delivery/event-relay.service.ts':
-    "the worker's outbox relay takes every company's undispatched events (FOR UPDATE SKIP LOCKED) and sweeps every company's overdue deliveries; each delivery it creates copies its event's tenant_id, and every join is on tenant_id",
-  'src/webhooks/delivery/delivery-attempt.handler.ts':
-    "the hot delivery path leases one delivery by the id the delivery gate granted and joins its event, endpoint and key on the delivery's tenant_id in one statement; the outcome is written to the leased row only (id and lease token)",
-  'src/webhooks/delivery/worker-connection-settings.ts': "sets synchronous_commit and plan_cache_mode on the worker's pool connections; no table",
-  'src/webhooks/delivery/delivery-metrics.ts': "a Prometheus gauge reads the age of the oldest pending delivery over every company; it returns one number, no company's data",
+  'src/webhooks/delivery/delivery-store.ts':
+    "the delivery worker's SQL serves one queue of every company: the relay takes every company's undispatched events (FOR UPDATE SKIP LOCKED), the sweep and the pending-age gauge read every company's deliveries, and a lease or an outcome addresses one delivery by its id and lease token; every join is on the row's own tenant_id",
   'src/cli/demo.commands.ts': 'creates a company, its user, keys and token in the transaction it then seeds through TenantData.forTenant',
 };
 

@@ -1,75 +1,27 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
-import { hotQuery } from '../../platform/database/hot-query.js';
-import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import { WebhookSecretBox } from '../secrets/webhook-secret-box.js';
 import { WEBHOOK_DNS_RESOLVER, type WebhookDnsResolver } from '../url-safety/webhook-dns-resolver.js';
 import { WebhookUrlChecker, WebhookUrlRefusedException } from '../url-safety/webhook-url-checker.js';
-import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
 import { AutoDisable } from './auto-disable.service.js';
 import { attemptOutcomeLabel, DeliveryMetrics } from './delivery-metrics.js';
+import { type AttemptRecord, DeliveryStore, type LeasedDelivery, type Outcome } from './delivery-store.js';
 import type { Grant, ReceiverVerdict } from './gate/delivery-gate.js';
 import { retryAfterMs, retryDelayMs } from './retry-policy.js';
-import type { DeliveryErrorClass, DeliveryStatus } from './webhook-delivery.entity.js';
-import { deliveryRefusal, entitlementKeyOf, type KeyColumns } from './webhook-entitlement.js';
+import { deliveryRefusal, entitlementKeyOf } from './webhook-entitlement.js';
 import { WebhookClock } from './webhook-clock.js';
 import { renderEnvelope } from './webhook-envelope.js';
-import { StatementBatcher } from './statement-batcher.js';
 import { VettedUrlCache } from './vetted-url-cache.js';
-import { type SendErrorKind, type SendResult, WebhookSender } from './webhook-sender.js';
+import { type SendResult, WebhookSender } from './webhook-sender.js';
 import { signWebhook } from './webhook-signature.js';
-
-/** Extra time an attempt's lease lasts beyond the receiver timeout, for recording the outcome. */
-const LEASE_MARGIN_MS = 5000;
-/** A job may run this much before its delivery's next_attempt_at (timer and clock granularity). */
-const EARLY_TOLERANCE_MS = 50;
-
-/** What one claim of a delivery brings back: the delivery, its event, endpoint and owning key. */
-interface ClaimedDelivery extends KeyColumns {
-  id: string;
-  tenant_id: string;
-  endpoint_id: string;
-  event_type: string;
-  api_version: string;
-  attempt: number;
-  replayed_from: string | null;
-  envelope: EventEnvelope;
-  url: string;
-  endpoint_status: WebhookEndpointStatus;
-  pii_enabled: boolean;
-  secret_ciphertext: Buffer;
-  previous_secret_ciphertext: Buffer | null;
-  previous_secret_expires_at: Date | null;
-}
-
-interface Outcome {
-  status: DeliveryStatus;
-  errorClass: DeliveryErrorClass | null;
-  /** Milliseconds until the next attempt, when one follows. */
-  retryInMs: number | null;
-}
 
 /**
  * Called once per attempt, as soon as the receiver is done with it (or at once when nothing is
  * sent): frees the endpoint's slot for its next delivery while this one is still being recorded.
  */
 export type FreeSlot = (verdict: ReceiverVerdict, holdUntilMs: number | null) => void;
-
-interface FinishCall {
-  deliveryId: string;
-  token: string;
-  outcome: Outcome;
-  record: (AttemptRecord & { attempt: number }) | null;
-}
-
-type AttemptRecord = { startedAt: Date; durationMs: number } & (
-  | { responseStatus: number; body: string; retryAfter: string | undefined }
-  | { errorKind: SendErrorKind }
-);
 
 /**
  * Makes one attempt of one delivery, once the delivery gate has granted it a slot of its
@@ -83,11 +35,9 @@ export class DeliveryAttemptHandler {
   private readonly logger = new Logger(DeliveryAttemptHandler.name);
   private readonly userAgent: string;
   private readonly vettedUrls = new VettedUrlCache();
-  private readonly claims = new StatementBatcher((calls: { deliveryId: string; token: string }[]) => this.claimMany(calls));
-  private readonly finishes = new StatementBatcher((calls: FinishCall[]) => this.finishMany(calls));
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(DeliveryStore) private readonly store: DeliveryStore,
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(WebhookSender) private readonly sender: WebhookSender,
     @Inject(WebhookUrlChecker) private readonly urls: WebhookUrlChecker,
@@ -104,10 +54,10 @@ export class DeliveryAttemptHandler {
   /** Returns when (epoch ms) the delivery is due again, or null when it needs no further attempt. */
   async attempt(grant: Grant, freeSlot: FreeSlot): Promise<number | null> {
     const token = randomUUID();
-    const delivery = await this.claim(grant.deliveryId, token);
+    const delivery = await this.store.lease(grant.deliveryId, token);
     if (!delivery) {
       freeSlot('none', null);
-      return this.unclaimable(grant.deliveryId);
+      return this.store.dueAgainAt(grant.deliveryId);
     }
 
     const now = this.clock.now();
@@ -134,7 +84,7 @@ export class DeliveryAttemptHandler {
   }
 
   /** The per-attempt metrics and log line: no body, no header, no secret. */
-  private observe(delivery: ClaimedDelivery, attempt: number, record: AttemptRecord, outcome: Outcome): void {
+  private observe(delivery: LeasedDelivery, attempt: number, record: AttemptRecord, outcome: Outcome): void {
     const label = attemptOutcomeLabel(record);
     this.metrics.attempts.inc({ outcome: label });
     this.metrics.attemptDuration.observe({ outcome: label }, record.durationMs / 1000);
@@ -162,62 +112,7 @@ export class DeliveryAttemptHandler {
     return wait === undefined ? null : Date.now() + Math.min(wait, this.config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS);
   }
 
-  /**
-   * Leases the delivery for this attempt if it is pending, due, and not leased by another.
-   * Batched: one statement leases every delivery whose attempt asked meanwhile. A row locked by
-   * another transaction at that moment is skipped (never waited for, so two batches cannot
-   * deadlock); its attempt is unclaimable and offered again when it can be taken. The repeated `d.id = ANY($1)`
-   * keeps PostgreSQL on the primary key instead of scanning the table for the join. "Pending" is
-   * tested as `next_attempt_at` being set (equivalent by the table's check constraint), not as
-   * `status = 'pending'`: that test let PostgreSQL pick the index of pending deliveries, which
-   * its statistics still showed nearly empty during a burst, and scan every pending delivery for
-   * each batch.
-   */
-  private claim(deliveryId: string, token: string): Promise<ClaimedDelivery | undefined> {
-    return this.claims.submit({ deliveryId, token });
-  }
-
-  private async claimMany(calls: { deliveryId: string; token: string }[]): Promise<(ClaimedDelivery | undefined)[]> {
-    const rows = await hotQuery<ClaimedDelivery & { lease_token: string }>(
-      this.dataSource,
-      'webhook-delivery-claim',
-      `WITH wanted AS (
-         SELECT d.id FROM webhook_deliveries d
-          WHERE d.id = ANY($1::uuid[]) AND d.next_attempt_at <= clock_timestamp() + $4 * interval '1 millisecond'
-            AND (d.leased_until IS NULL OR d.leased_until < clock_timestamp())
-            FOR UPDATE SKIP LOCKED
-       ), claimed AS (
-         UPDATE webhook_deliveries d SET leased_until = clock_timestamp() + $3 * interval '1 millisecond', lease_token = x.token
-           FROM wanted w JOIN unnest($1::uuid[], $2::uuid[]) AS x(id, token) ON x.id = w.id
-          WHERE d.id = w.id AND d.id = ANY($1::uuid[])
-          RETURNING d.id, d.lease_token, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.api_version, d.attempt, d.replayed_from
-       )
-       SELECT c.id, c.lease_token, c.tenant_id, c.endpoint_id, c.event_type, c.api_version, c.attempt, c.replayed_from, e.envelope,
-              w.url, w.status AS endpoint_status, w.pii_enabled, w.secret_ciphertext, w.previous_secret_ciphertext,
-              w.previous_secret_expires_at, k.scopes, k.revoked_at, k.expires_at, k.deleted_at
-         FROM claimed c
-         JOIN events e ON e.tenant_id = c.tenant_id AND e.id = c.event_id
-         JOIN webhook_endpoints w ON w.tenant_id = c.tenant_id AND w.id = c.endpoint_id
-         LEFT JOIN api_keys k ON k.tenant_id = w.tenant_id AND k.id = w.api_key_id`,
-      [calls.map((call) => call.deliveryId), calls.map((call) => call.token), this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS, EARLY_TOLERANCE_MS],
-    );
-    // The same delivery asked twice in one batch is leased once: only the token written wins.
-    const byToken = new Map(rows.map(({ lease_token, ...row }) => [lease_token, row]));
-    return calls.map((call) => byToken.get(call.token));
-  }
-
-  /** A delivery that could not be leased: nothing more if it ended, else due again when it is due or its lease ends. */
-  private async unclaimable(deliveryId: string): Promise<number | null> {
-    const [row] = await this.dataSource.query(
-      `SELECT status, extract(epoch FROM greatest(next_attempt_at, leased_until) - clock_timestamp()) * 1000 AS wait_ms
-         FROM webhook_deliveries WHERE id = $1`,
-      [deliveryId],
-    );
-    if (!row || row.status !== 'pending') return null;
-    return Date.now() + Math.max(10, Math.ceil(Number(row.wait_ms)));
-  }
-
-  private async send(delivery: ClaimedDelivery, now: Date): Promise<AttemptRecord> {
+  private async send(delivery: LeasedDelivery, now: Date): Promise<AttemptRecord> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const vetted = await this.vet(delivery.url);
@@ -278,53 +173,9 @@ export class DeliveryAttemptHandler {
     return wait === null ? { status: 'dead', errorClass: null, retryInMs: null } : { status: 'pending', errorClass: null, retryInMs: wait };
   }
 
-  /**
-   * Records the attempt (if one was made) and the delivery's new state in one statement, and
-   * releases the lease — only if this attempt still holds it. Batched like the lease.
-   */
-  private async finish(delivery: ClaimedDelivery, token: string, outcome: Outcome, record: (AttemptRecord & { attempt: number }) | null): Promise<void> {
-    const recorded = await this.finishes.submit({ deliveryId: delivery.id, token, outcome, record });
+  private async finish(delivery: LeasedDelivery, token: string, outcome: Outcome, record: (AttemptRecord & { attempt: number }) | null): Promise<void> {
+    const recorded = await this.store.finish({ deliveryId: delivery.id, token, outcome, record });
     if (!recorded) this.logger.warn({ delivery_id: delivery.id }, 'attempt outcome not recorded: the lease had expired');
-  }
-
-  private async finishMany(calls: FinishCall[]): Promise<boolean[]> {
-    const column = <T>(pick: (call: FinishCall) => T) => calls.map(pick);
-    const updated = await hotQuery<{ lease_token: string }>(
-      this.dataSource,
-      'webhook-delivery-finish',
-      `WITH x AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::float8[])
-           AS x(id, token, status, attempt, started_at, duration_ms, response_status, error_kind, response_body, error_class, retry_in_ms)
-       ), recorded AS (
-         INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, endpoint_id, attempt, started_at, duration_ms, response_status, error_kind, response_body)
-         SELECT d.tenant_id, d.id, d.endpoint_id, x.attempt, x.started_at, x.duration_ms, x.response_status, x.error_kind, x.response_body
-           FROM x JOIN webhook_deliveries d ON d.id = x.id AND d.lease_token = x.token
-          WHERE x.attempt IS NOT NULL AND d.id = ANY($1::uuid[])
-       )
-       UPDATE webhook_deliveries d
-          SET status = x.status, attempt = coalesce(x.attempt, d.attempt), error_class = x.error_class,
-              next_attempt_at = CASE WHEN x.status = 'pending' THEN clock_timestamp() + x.retry_in_ms * interval '1 millisecond' END,
-              last_response_status = CASE WHEN x.attempt IS NULL THEN d.last_response_status ELSE x.response_status END,
-              leased_until = NULL, lease_token = NULL, updated_at = clock_timestamp()
-         FROM x
-        WHERE d.id = x.id AND d.lease_token = x.token AND d.id = ANY($1::uuid[])
-        RETURNING x.token AS lease_token`,
-      [
-        column((call) => call.deliveryId),
-        column((call) => call.token),
-        column((call) => call.outcome.status),
-        column((call) => call.record?.attempt ?? null),
-        column((call) => call.record?.startedAt ?? null),
-        column((call) => call.record?.durationMs ?? null),
-        column((call) => (call.record && 'responseStatus' in call.record ? call.record.responseStatus : null)),
-        column((call) => (call.record && 'errorKind' in call.record ? call.record.errorKind : null)),
-        column((call) => (call.record && 'body' in call.record ? call.record.body : null)),
-        column((call) => call.outcome.errorClass),
-        column((call) => call.outcome.retryInMs ?? 0),
-      ],
-    );
-    const done = new Set(updated.map((row) => row.lease_token));
-    return calls.map((call) => done.has(call.token));
   }
 }
 
@@ -334,7 +185,7 @@ function receiverVerdict(record: AttemptRecord): ReceiverVerdict {
   return record.errorKind === 'ssrf' ? 'none' : 'down';
 }
 
-function signingInput(delivery: ClaimedDelivery) {
+function signingInput(delivery: LeasedDelivery) {
   return {
     secretCiphertext: delivery.secret_ciphertext,
     previousSecretCiphertext: delivery.previous_secret_ciphertext,

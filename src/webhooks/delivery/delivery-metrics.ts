@@ -1,8 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { DataSource } from 'typeorm';
 import { Metrics } from '../../platform/metrics/metrics.service.js';
+import { DeliveryStore } from './delivery-store.js';
 import { DeliveryGate } from './gate/delivery-gate.js';
 import type { SendErrorKind } from './webhook-sender.js';
 
@@ -16,7 +15,7 @@ export function attemptOutcomeLabel(result: { responseStatus: number } | { error
 }
 
 /** Where the gauges read from: one per worker context in this process (tests run several). */
-const sources = new Set<{ dataSource: DataSource; gate: DeliveryGate }>();
+const sources = new Set<{ store: DeliveryStore; gate: DeliveryGate }>();
 
 /**
  * The delivery worker's Prometheus metrics, on the process's registry: attempts by outcome,
@@ -28,11 +27,11 @@ export class DeliveryMetrics implements OnModuleDestroy {
   readonly attempts: Counter<'outcome'>;
   readonly attemptDuration: Histogram<'outcome'>;
   readonly firstAttemptLatency: Histogram;
-  private readonly source: { dataSource: DataSource; gate: DeliveryGate };
+  private readonly source: { store: DeliveryStore; gate: DeliveryGate };
 
-  constructor(@Inject(Metrics) metrics: Metrics, @InjectDataSource() dataSource: DataSource, @Inject(DeliveryGate) gate: DeliveryGate) {
+  constructor(@Inject(Metrics) metrics: Metrics, @Inject(DeliveryStore) store: DeliveryStore, @Inject(DeliveryGate) gate: DeliveryGate) {
     const registers = [metrics.registry];
-    this.source = { dataSource, gate };
+    this.source = { store, gate };
     sources.add(this.source);
     this.attempts = metrics.once('webhook_delivery_attempts_total', () =>
       new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts by outcome (2xx, 3xx, 4xx, 5xx, 410, timeout, connect, dns, tls, ssrf, protocol)', labelNames: ['outcome'] as const, registers }),
@@ -61,11 +60,7 @@ export class DeliveryMetrics implements OnModuleDestroy {
         registers,
         async collect() {
           const [source] = sources;
-          if (!source) return;
-          const [row] = await source.dataSource.query(
-            `SELECT coalesce(extract(epoch FROM clock_timestamp() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`,
-          );
-          this.set(Number(row.age));
+          if (source) this.set(await source.store.oldestPendingAgeSeconds());
         },
       }),
     );

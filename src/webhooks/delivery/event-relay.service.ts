@@ -1,33 +1,17 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { PgListener } from '../../platform/database/pg-listener.js';
 import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
-import { deliveryRefusal, entitlementKeyOf, type KeyColumns, keyStateAt } from './webhook-entitlement.js';
+import { deliveryRefusal, entitlementKeyOf, keyStateAt } from './webhook-entitlement.js';
 import { DeliveryGate } from './gate/delivery-gate.js';
+import { type DeliveryRef, DeliveryStore, type FanOut, RELAY_BATCH, type RelayCandidate, SWEEP_BATCH } from './delivery-store.js';
 
-/** Events taken per relay transaction. */
-const RELAY_BATCH = 500;
-/** Pending deliveries the sweep offers again per statement. */
-const SWEEP_BATCH = 2000;
 const NOTIFY_CHANNEL = 'events_inserted';
 
-interface Candidate extends KeyColumns {
-  event_id: string;
-  event_created_at: Date;
-  event_type: string;
-  tenant_id: string;
-  endpoint_id: string;
-  endpoint_status: 'active';
-  pii_enabled: boolean;
-  pinned_version: string | null;
-}
-
 /**
- * The worker's relay from the `events` outbox to deliveries (issue 9, item 1).
+ * The worker's relay from the `events` outbox to deliveries.
  *
  * - Wake-up: `LISTEN events_inserted` (a trigger NOTIFYs at the commit of any transaction that
  *   wrote events), plus a sweep every WEBHOOK_SWEEP_INTERVAL_MS that relays whatever a lost
@@ -52,7 +36,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   private sweepCursor: { at: Date; id: string } | null = null;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(DeliveryStore) private readonly store: DeliveryStore,
     @Inject(DeliveryGate) private readonly gate: DeliveryGate,
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(AccessService) private readonly access: AccessService,
@@ -99,44 +83,30 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** One transaction: take undispatched events, create their deliveries, mark them dispatched. Returns the events taken. */
   async relayBatch(): Promise<number> {
-    const created = await this.dataSource.transaction(async (manager) => {
-      const events: { id: string }[] = await manager.query(
-        `SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${RELAY_BATCH} FOR UPDATE SKIP LOCKED`,
-      );
-      if (events.length === 0) return { taken: 0, deliveries: [] };
-      const ids = events.map((event) => event.id);
-      const deliveries = await this.fanOut(manager, ids);
-      await manager.query(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
-      return { taken: events.length, deliveries };
-    });
-    await this.enqueue(created.deliveries);
-    return created.taken;
+    const relayed = await this.store.relay((candidates) => this.fanOut(candidates));
+    for (const [endpointId, reason] of relayed.paused) {
+      this.logger.warn({ endpoint_id: endpointId, reason }, 'endpoint paused: its API key can no longer receive events');
+    }
+    await this.enqueue(relayed.deliveries);
+    return relayed.taken;
   }
 
-  private async fanOut(manager: EntityManager, eventIds: string[]): Promise<{ id: string; endpoint_id: string }[]> {
-    const candidates: Candidate[] = await manager.query(
-      `SELECT e.id AS event_id, e.created_at AS event_created_at, e.type AS event_type, e.tenant_id,
-              w.id AS endpoint_id, w.status AS endpoint_status, w.pii_enabled, w.pinned_version,
-              k.scopes, k.revoked_at, k.expires_at, k.deleted_at
-         FROM events e
-         JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND w.status = 'active' AND w.created_at < e.created_at
-                                 AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
-         LEFT JOIN api_keys k ON k.id = w.api_key_id AND k.tenant_id = w.tenant_id
-        WHERE e.id = ANY ($1::uuid[])
-        ORDER BY e.created_at, e.id`,
-      [eventIds],
-    );
-    const rows: { tenantId: string; endpointId: string; eventId: string; eventType: string; apiVersion: string; personal: boolean }[] = [];
-    const paused = new Map<string, 'api_key_inactive' | 'api_key_revoked'>();
+  /**
+   * Each candidate endpoint gets a delivery of the event if its key may receive it when it
+   * happened; an endpoint whose key had expired or was deleted by then is paused instead, and
+   * gets none of the batch's later events.
+   */
+  private fanOut(candidates: RelayCandidate[]): FanOut {
+    const fanOut: FanOut = { deliveries: [], paused: new Map() };
     for (const candidate of candidates) {
-      if (paused.has(candidate.endpoint_id)) continue;
+      if (fanOut.paused.has(candidate.endpoint_id)) continue;
       const key = entitlementKeyOf(candidate);
       const at = candidate.event_created_at;
       const refusal = deliveryRefusal(this.access, { status: candidate.endpoint_status, piiEnabled: candidate.pii_enabled }, key, candidate.event_type, at);
       if (refusal === 'api_key_inactive') {
-        paused.set(candidate.endpoint_id, keyStateAt(key, at) === 'revoked' ? 'api_key_revoked' : 'api_key_inactive');
+        fanOut.paused.set(candidate.endpoint_id, keyStateAt(key, at) === 'revoked' ? 'api_key_revoked' : 'api_key_inactive');
       } else if (refusal === null) {
-        rows.push({
+        fanOut.deliveries.push({
           tenantId: candidate.tenant_id,
           endpointId: candidate.endpoint_id,
           eventId: candidate.event_id,
@@ -146,30 +116,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
         });
       }
     }
-    for (const [endpointId, reason] of paused) {
-      await manager.query(
-        `UPDATE webhook_endpoints SET status = 'paused', disabled_reason = $2, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
-          WHERE id = $1 AND status = 'active'`,
-        [endpointId, reason],
-      );
-      this.logger.warn({ endpoint_id: endpointId, reason }, 'endpoint paused: its API key can no longer receive events');
-    }
-    if (rows.length === 0) return [];
-    return manager.query(
-      `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, next_attempt_at)
-       SELECT t, en, ev, ty, v, p, clock_timestamp()
-         FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::boolean[]) AS x(t, en, ev, ty, v, p)
-       ON CONFLICT (event_id, endpoint_id) WHERE replayed_from IS NULL DO NOTHING
-       RETURNING id, endpoint_id`,
-      [
-        rows.map((row) => row.tenantId),
-        rows.map((row) => row.endpointId),
-        rows.map((row) => row.eventId),
-        rows.map((row) => row.eventType),
-        rows.map((row) => row.apiVersion),
-        rows.map((row) => row.personal),
-      ],
-    );
+    return fanOut;
   }
 
   /**
@@ -183,15 +130,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
     if (this.stopped) return;
     this.wake();
     try {
-      const cursor = this.sweepCursor;
-      const overdue: { id: string; endpoint_id: string; next_attempt_at: Date }[] = await this.dataSource.query(
-        `SELECT id, endpoint_id, next_attempt_at FROM webhook_deliveries
-          WHERE status = 'pending' AND next_attempt_at <= clock_timestamp() - $1 * interval '1 millisecond'
-            AND (leased_until IS NULL OR leased_until < clock_timestamp())
-            AND ($2::timestamptz IS NULL OR (next_attempt_at, id) > ($2::timestamptz, $3::uuid))
-          ORDER BY next_attempt_at, id LIMIT ${SWEEP_BATCH}`,
-        [this.config.WEBHOOK_SWEEP_INTERVAL_MS, cursor?.at ?? null, cursor?.id ?? null],
-      );
+      const overdue = await this.store.overdue(this.config.WEBHOOK_SWEEP_INTERVAL_MS, this.sweepCursor);
       const last = overdue.at(-1);
       this.sweepCursor = overdue.length === SWEEP_BATCH && last ? { at: last.next_attempt_at, id: last.id } : null;
       const offered = await this.enqueue(overdue);
@@ -202,7 +141,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   /** Offers deliveries to the gate, due now; returns how many it did not hold yet. */
-  private enqueue(deliveries: readonly { id: string; endpoint_id: string }[]): Promise<number> {
+  private enqueue(deliveries: readonly DeliveryRef[]): Promise<number> {
     return this.gate.enqueue(deliveries.map((delivery) => ({ endpointId: delivery.endpoint_id, deliveryId: delivery.id })));
   }
 }

@@ -1,0 +1,296 @@
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../../platform/config/app-config.js';
+import { hotQuery } from '../../platform/database/hot-query.js';
+import type { EventEnvelope } from '../../platform/events/event-envelope.js';
+import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
+import { StatementBatcher } from './statement-batcher.js';
+import type { DeliveryErrorClass, DeliveryStatus } from './webhook-delivery.entity.js';
+import type { KeyColumns } from './webhook-entitlement.js';
+import type { SendErrorKind } from './webhook-sender.js';
+
+/** Extra time an attempt's lease lasts beyond the receiver timeout, for recording the outcome. */
+const LEASE_MARGIN_MS = 5000;
+/** A delivery may be leased this much before its next_attempt_at (timer and clock granularity). */
+const EARLY_TOLERANCE_MS = 50;
+/** Events taken per relay transaction. */
+export const RELAY_BATCH = 500;
+/** Pending deliveries the sweep offers again per statement. */
+export const SWEEP_BATCH = 2000;
+
+/** What one lease of a delivery brings back: the delivery, its event, endpoint and owning key. */
+export interface LeasedDelivery extends KeyColumns {
+  id: string;
+  tenant_id: string;
+  endpoint_id: string;
+  event_type: string;
+  api_version: string;
+  attempt: number;
+  replayed_from: string | null;
+  envelope: EventEnvelope;
+  url: string;
+  endpoint_status: WebhookEndpointStatus;
+  pii_enabled: boolean;
+  secret_ciphertext: Buffer;
+  previous_secret_ciphertext: Buffer | null;
+  previous_secret_expires_at: Date | null;
+}
+
+export interface Outcome {
+  status: DeliveryStatus;
+  errorClass: DeliveryErrorClass | null;
+  /** Milliseconds until the next attempt, when one follows. */
+  retryInMs: number | null;
+}
+
+export type AttemptRecord = { startedAt: Date; durationMs: number } & (
+  | { responseStatus: number; body: string; retryAfter: string | undefined }
+  | { errorKind: SendErrorKind }
+);
+
+export interface Finish {
+  deliveryId: string;
+  token: string;
+  outcome: Outcome;
+  record: (AttemptRecord & { attempt: number }) | null;
+}
+
+/** An event and one active endpoint subscribed to its type, with the endpoint's owning key, for the relay's fan-out. */
+export interface RelayCandidate extends KeyColumns {
+  event_id: string;
+  event_created_at: Date;
+  event_type: string;
+  tenant_id: string;
+  endpoint_id: string;
+  endpoint_status: 'active';
+  pii_enabled: boolean;
+  pinned_version: string | null;
+}
+
+/** What the relay decided for one batch of events: the deliveries to create and the endpoints to pause. */
+export interface FanOut {
+  deliveries: { tenantId: string; endpointId: string; eventId: string; eventType: string; apiVersion: string; personal: boolean }[];
+  paused: Map<string, 'api_key_inactive' | 'api_key_revoked'>;
+}
+
+export interface DeliveryRef {
+  id: string;
+  endpoint_id: string;
+}
+
+/**
+ * The delivery worker's SQL, all of it: the one place in a feature that reads and writes every
+ * company's rows at once, as the worker must (it serves a queue of all companies). It never
+ * filters by a company because it never needs to choose one: the relay takes whatever events are
+ * undispatched, a lease and an outcome address one delivery by the id the gate granted (and its
+ * lease token), and every join is on the row's own `tenant_id`, so no statement can pair one
+ * company's delivery with another's endpoint, event or key.
+ *
+ * The worker's sessions run with `synchronous_commit = off`. Each delivery commits twice (lease,
+ * outcome); waiting for the WAL flush on each is most of an attempt's database time. It is safe
+ * because every worker write is redone when lost: a crash of PostgreSQL can lose the last few
+ * hundred milliseconds of commits, whole transactions at a time, so events come back
+ * undispatched and are relayed again, a lost lease only lets the delivery be taken again, and a
+ * lost outcome makes the delivery be sent again — at least once, as the receiver is promised
+ * (spec 6.7). The API never shares these sessions: it lives in another Nest context with its
+ * own pool.
+ */
+@Injectable()
+export class DeliveryStore implements OnModuleInit {
+  private readonly leases = new StatementBatcher((calls: { deliveryId: string; token: string }[]) => this.leaseMany(calls));
+  private readonly finishes = new StatementBatcher((calls: Finish[]) => this.finishMany(calls));
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(AppConfig) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    pool.on('connect', (client: PoolClient) => void client.query('SET synchronous_commit = off').catch(() => undefined));
+  }
+
+  /**
+   * Leases the delivery for one attempt if it is pending, due, and not leased by another; undefined
+   * otherwise. Batched: one statement leases every delivery whose attempt asked meanwhile. A row
+   * locked by another transaction at that moment is skipped (never waited for, so two batches
+   * cannot deadlock). The repeated `d.id = ANY($1)` keeps PostgreSQL on the primary key instead
+   * of scanning the table for the join. "Pending" is tested as `next_attempt_at` being set
+   * (equivalent by the table's check constraint), not as `status = 'pending'`: that test let
+   * PostgreSQL pick the index of pending deliveries, which its statistics still showed nearly
+   * empty during a burst, and scan every pending delivery for each batch.
+   */
+  lease(deliveryId: string, token: string): Promise<LeasedDelivery | undefined> {
+    return this.leases.submit({ deliveryId, token });
+  }
+
+  private async leaseMany(calls: { deliveryId: string; token: string }[]): Promise<(LeasedDelivery | undefined)[]> {
+    const rows = await hotQuery<LeasedDelivery & { lease_token: string }>(
+      this.dataSource,
+      'webhook-delivery-claim',
+      `WITH wanted AS (
+         SELECT d.id FROM webhook_deliveries d
+          WHERE d.id = ANY($1::uuid[]) AND d.next_attempt_at <= clock_timestamp() + $4 * interval '1 millisecond'
+            AND (d.leased_until IS NULL OR d.leased_until < clock_timestamp())
+            FOR UPDATE SKIP LOCKED
+       ), claimed AS (
+         UPDATE webhook_deliveries d SET leased_until = clock_timestamp() + $3 * interval '1 millisecond', lease_token = x.token
+           FROM wanted w JOIN unnest($1::uuid[], $2::uuid[]) AS x(id, token) ON x.id = w.id
+          WHERE d.id = w.id AND d.id = ANY($1::uuid[])
+          RETURNING d.id, d.lease_token, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.api_version, d.attempt, d.replayed_from
+       )
+       SELECT c.id, c.lease_token, c.tenant_id, c.endpoint_id, c.event_type, c.api_version, c.attempt, c.replayed_from, e.envelope,
+              w.url, w.status AS endpoint_status, w.pii_enabled, w.secret_ciphertext, w.previous_secret_ciphertext,
+              w.previous_secret_expires_at, k.scopes, k.revoked_at, k.expires_at, k.deleted_at
+         FROM claimed c
+         JOIN events e ON e.tenant_id = c.tenant_id AND e.id = c.event_id
+         JOIN webhook_endpoints w ON w.tenant_id = c.tenant_id AND w.id = c.endpoint_id
+         LEFT JOIN api_keys k ON k.tenant_id = w.tenant_id AND k.id = w.api_key_id`,
+      [calls.map((call) => call.deliveryId), calls.map((call) => call.token), this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS, EARLY_TOLERANCE_MS],
+    );
+    // The same delivery asked twice in one batch is leased once: only the token written wins.
+    const byToken = new Map(rows.map(({ lease_token, ...row }) => [lease_token, row]));
+    return calls.map((call) => byToken.get(call.token));
+  }
+
+  /** For a delivery that could not be leased: null if it has ended, else when (epoch ms) it is due or its lease ends. */
+  async dueAgainAt(deliveryId: string): Promise<number | null> {
+    const [row] = await this.dataSource.query(
+      `SELECT status, extract(epoch FROM greatest(next_attempt_at, leased_until) - clock_timestamp()) * 1000 AS wait_ms
+         FROM webhook_deliveries WHERE id = $1`,
+      [deliveryId],
+    );
+    if (!row || row.status !== 'pending') return null;
+    return Date.now() + Math.max(10, Math.ceil(Number(row.wait_ms)));
+  }
+
+  /**
+   * Records the attempt (if one was made) and the delivery's new state in one statement, and
+   * releases the lease, only if this attempt still holds it. Batched like the lease. Answers
+   * whether it was recorded.
+   */
+  finish(call: Finish): Promise<boolean> {
+    return this.finishes.submit(call);
+  }
+
+  private async finishMany(calls: Finish[]): Promise<boolean[]> {
+    const column = <T>(pick: (call: Finish) => T) => calls.map(pick);
+    const updated = await hotQuery<{ lease_token: string }>(
+      this.dataSource,
+      'webhook-delivery-finish',
+      `WITH x AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::int[], $8::text[], $9::text[], $10::text[], $11::float8[])
+           AS x(id, token, status, attempt, started_at, duration_ms, response_status, error_kind, response_body, error_class, retry_in_ms)
+       ), recorded AS (
+         INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, endpoint_id, attempt, started_at, duration_ms, response_status, error_kind, response_body)
+         SELECT d.tenant_id, d.id, d.endpoint_id, x.attempt, x.started_at, x.duration_ms, x.response_status, x.error_kind, x.response_body
+           FROM x JOIN webhook_deliveries d ON d.id = x.id AND d.lease_token = x.token
+          WHERE x.attempt IS NOT NULL AND d.id = ANY($1::uuid[])
+       )
+       UPDATE webhook_deliveries d
+          SET status = x.status, attempt = coalesce(x.attempt, d.attempt), error_class = x.error_class,
+              next_attempt_at = CASE WHEN x.status = 'pending' THEN clock_timestamp() + x.retry_in_ms * interval '1 millisecond' END,
+              last_response_status = CASE WHEN x.attempt IS NULL THEN d.last_response_status ELSE x.response_status END,
+              leased_until = NULL, lease_token = NULL, updated_at = clock_timestamp()
+         FROM x
+        WHERE d.id = x.id AND d.lease_token = x.token AND d.id = ANY($1::uuid[])
+        RETURNING x.token AS lease_token`,
+      [
+        column((call) => call.deliveryId),
+        column((call) => call.token),
+        column((call) => call.outcome.status),
+        column((call) => call.record?.attempt ?? null),
+        column((call) => call.record?.startedAt ?? null),
+        column((call) => call.record?.durationMs ?? null),
+        column((call) => (call.record && 'responseStatus' in call.record ? call.record.responseStatus : null)),
+        column((call) => (call.record && 'errorKind' in call.record ? call.record.errorKind : null)),
+        column((call) => (call.record && 'body' in call.record ? call.record.body : null)),
+        column((call) => call.outcome.errorClass),
+        column((call) => call.outcome.retryInMs ?? 0),
+      ],
+    );
+    const done = new Set(updated.map((row) => row.lease_token));
+    return calls.map((call) => done.has(call.token));
+  }
+
+  /**
+   * One relay transaction: takes up to RELAY_BATCH undispatched events (`FOR UPDATE SKIP LOCKED`,
+   * so any number of workers share them), lets `decide` fan them out over their candidate
+   * endpoints, pauses the endpoints it names, creates the deliveries (unique per event and
+   * endpoint) and marks the events dispatched. Answers the events taken and the deliveries made.
+   */
+  relay(decide: (candidates: RelayCandidate[]) => FanOut): Promise<{ taken: number; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
+    return this.dataSource.transaction(async (manager) => {
+      const events: { id: string }[] = await manager.query(
+        `SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY created_at LIMIT ${RELAY_BATCH} FOR UPDATE SKIP LOCKED`,
+      );
+      if (events.length === 0) return { taken: 0, deliveries: [], paused: new Map() };
+      const ids = events.map((event) => event.id);
+      const candidates: RelayCandidate[] = await manager.query(
+        `SELECT e.id AS event_id, e.created_at AS event_created_at, e.type AS event_type, e.tenant_id,
+                w.id AS endpoint_id, w.status AS endpoint_status, w.pii_enabled, w.pinned_version,
+                k.scopes, k.revoked_at, k.expires_at, k.deleted_at
+           FROM events e
+           JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND w.status = 'active' AND w.created_at < e.created_at
+                                   AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
+           LEFT JOIN api_keys k ON k.id = w.api_key_id AND k.tenant_id = w.tenant_id
+          WHERE e.id = ANY ($1::uuid[])
+          ORDER BY e.created_at, e.id`,
+        [ids],
+      );
+      const { deliveries: rows, paused } = decide(candidates);
+      for (const [endpointId, reason] of paused) {
+        await manager.query(
+          `UPDATE webhook_endpoints SET status = 'paused', disabled_reason = $2, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
+            WHERE id = $1 AND status = 'active'`,
+          [endpointId, reason],
+        );
+      }
+      const deliveries: DeliveryRef[] =
+        rows.length === 0
+          ? []
+          : await manager.query(
+              `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, next_attempt_at)
+               SELECT t, en, ev, ty, v, p, clock_timestamp()
+                 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::boolean[]) AS x(t, en, ev, ty, v, p)
+               ON CONFLICT (event_id, endpoint_id) WHERE replayed_from IS NULL DO NOTHING
+               RETURNING id, endpoint_id`,
+              [
+                rows.map((row) => row.tenantId),
+                rows.map((row) => row.endpointId),
+                rows.map((row) => row.eventId),
+                rows.map((row) => row.eventType),
+                rows.map((row) => row.apiVersion),
+                rows.map((row) => row.personal),
+              ],
+            );
+      await manager.query(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
+      return { taken: events.length, deliveries, paused };
+    });
+  }
+
+  /**
+   * Pending deliveries overdue by `overdueByMs` and not leased by an attempt in progress, in due
+   * order after `after` (a keyset cursor), at most SWEEP_BATCH.
+   */
+  overdue(overdueByMs: number, after: { at: Date; id: string } | null): Promise<(DeliveryRef & { next_attempt_at: Date })[]> {
+    return this.dataSource.query(
+      `SELECT id, endpoint_id, next_attempt_at FROM webhook_deliveries
+        WHERE status = 'pending' AND next_attempt_at <= clock_timestamp() - $1 * interval '1 millisecond'
+          AND (leased_until IS NULL OR leased_until < clock_timestamp())
+          AND ($2::timestamptz IS NULL OR (next_attempt_at, id) > ($2::timestamptz, $3::uuid))
+        ORDER BY next_attempt_at, id LIMIT ${SWEEP_BATCH}`,
+      [overdueByMs, after?.at ?? null, after?.id ?? null],
+    );
+  }
+
+  /** Age in seconds of the oldest pending delivery of any company (0 when none): one number, no company's data. */
+  async oldestPendingAgeSeconds(): Promise<number> {
+    const [row] = await this.dataSource.query(
+      `SELECT coalesce(extract(epoch FROM clock_timestamp() - min(created_at)), 0)::float8 AS age FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    return Number(row.age);
+  }
+}
