@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { RESOURCE_DTOS } from '../src/app/features.js';
+import { EventDataCheck } from '../src/platform/events/event-data-check.js';
 import { runCli } from './support/cli.js';
 
 /** `event:emit` and `mcp-token:create` (operations.md), run as `node dist/cli.js` runs them. */
@@ -7,6 +9,8 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
   let db: pg.Client;
   let tenantId: string;
   let userId: string;
+  /** Data that matches a type's schema: the catalogue's own examples. */
+  const schemas = new EventDataCheck(RESOURCE_DTOS);
 
   beforeAll(async () => {
     db = new pg.Client({ connectionString: process.env.DATABASE_URL });
@@ -27,7 +31,7 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
 
   describe('event:emit', () => {
     it('publishes a catalogue event through the outbox and prints {id}, the event id', async () => {
-      const data = { id: randomUUID(), registration: 'B-FM 4211', assigned_driver_id: null, odometer_km: 12_345 };
+      const data = { ...(await schemas.example('fm.vehicle.updated')), id: randomUUID(), registration: 'B-FM 4211', assigned_driver_id: null, odometer_km: 12_345 };
       const run = await runCli('event:emit', '--tenant', tenantId, '--type', 'fm.vehicle.updated', '--data', JSON.stringify(data));
       expect(run.code).toBe(0);
       expect(run.stderr).toBe('');
@@ -42,8 +46,8 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
       expect(Date.parse(rows[0].envelope.created_at)).not.toBeNaN();
     });
 
-    it.each(['hr.leave_request.approved', 'files.document.created', 'fin.invoice.paid'])('accepts %s from the catalogue', async (type) => {
-      const run = await runCli('event:emit', '--tenant', tenantId, '--type', type, '--data', '{"id":"x"}');
+    it.each(['hr.leave_request.approved', 'files.document.created', 'fin.invoice.paid'] as const)('accepts %s from the catalogue', async (type) => {
+      const run = await runCli('event:emit', '--tenant', tenantId, '--type', type, '--data', JSON.stringify(await schemas.example(type)));
       expect(run.code).toBe(0);
       expect((await db.query('SELECT type FROM events WHERE id = $1', [run.json.id])).rows).toEqual([{ type }]);
     });
@@ -57,6 +61,16 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
     ])('fails with a message and writes nothing for %s', async (_, flags, message) => {
       const before = await eventCount();
       expectFailure(await runCli('event:emit', '--tenant', tenantId, ...flags), message);
+      expect(await eventCount()).toBe(before);
+    });
+
+    it.each([
+      ['a required member missing', async () => ({ id: randomUUID() }), /event data does not match the schema of fm\.vehicle\.created: data must have required property 'registration'/],
+      ['a member of the wrong type', async () => ({ ...(await schemas.example('fm.vehicle.created')), odometer_km: '12 km' }), /schema of fm\.vehicle\.created: data\/odometer_km must be integer/],
+      ['a value outside its enum', async () => ({ ...(await schemas.example('fm.vehicle.created')), fuel_type: 'steam' }), /data\/fuel_type must be equal to one of the allowed values/],
+    ])('refuses data that breaks the type\'s schema (%s): exit 1, the first fault named, nothing written', async (_, data, message) => {
+      const before = await eventCount();
+      expectFailure(await runCli('event:emit', '--tenant', tenantId, '--type', 'fm.vehicle.created', '--data', JSON.stringify(await data())), message);
       expect(await eventCount()).toBe(before);
     });
 

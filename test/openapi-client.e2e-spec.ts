@@ -9,10 +9,11 @@ const run = promisify(execFile);
 /**
  * What a client generator makes of the document: openapi-typescript turns it into types, and a
  * small program written against them compiles under `tsc --strict`. The program uses what an
- * integrator would: an operation by its operationId, a page, a create body, a problem.
+ * integrator would: an operation by its operationId, a page, a create body, a problem, and a
+ * webhook receiver's handler of one event type.
  */
 const PROGRAM = `
-import type { components, operations, paths } from './schema.js';
+import type { components, operations, paths, webhooks } from './schema.js';
 
 type Invoice = components['schemas']['InvoiceDto'];
 type Problem = components['schemas']['ProblemDto'];
@@ -39,6 +40,17 @@ export function describe(problem: Problem): string {
 
 // @ts-expect-error ProblemDto.status is an integer, not a string
 export const wrong: Problem['status'] = '422';
+
+// A receiver's handler: every envelope member is required and data is the type's resource.
+type InvoiceCreated = webhooks['fin.invoice.created']['post']['requestBody']['content']['application/json'];
+export function onInvoiceCreated(event: InvoiceCreated): { id: string; at: string; version: string; total: number } {
+  const total: number = event.data.total_minor;
+  return { id: event.id, at: event.created_at, version: event.api_version, total };
+}
+// @ts-expect-error data is not optional
+export const withoutData: InvoiceCreated = { id: '0b8f0c8e-8d3c-4c55-9a57-1f2a5bfc0a11', type: 'fin.invoice.created', created_at: '2026-05-16T09:30:00Z', api_version: '2026-05-16' };
+// @ts-expect-error the type member is the webhook's own type
+export const otherType: InvoiceCreated['type'] = 'fin.invoice.paid';
 `;
 
 describe('typed client from the OpenAPI document (openapi-typescript + tsc --strict)', () => {

@@ -289,6 +289,15 @@ describe('OpenAPI document (e2e)', () => {
       }
     });
 
+    it("states the receiver's timeout and the attempts from the configuration, not from constants", async () => {
+      expect(document.info.description).toContain('Answer 2xx within 15 seconds; anything else is retried up to 8 attempts in all');
+      const target = join(await mkdtemp(join(tmpdir(), 'openapi-')), 'openapi.json');
+      await run(process.execPath, [script, target], { env: { ...process.env, WEBHOOK_TIMEOUT_MS: '4500' } });
+      const exported = JSON.parse(await readFile(target, 'utf8'));
+      expect(exported.info.description).toContain('Answer 2xx within 4.5 seconds; anything else is retried up to 8 attempts in all');
+      expect(exported.webhooks['fin.invoice.created'].post.responses['200'].description).toBe('Received. Any 2xx within 4.5 seconds counts as delivered.');
+    });
+
     it('refuses to run without an output path', async () => {
       await expect(run(process.execPath, [script])).rejects.toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('usage') });
     });

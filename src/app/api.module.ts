@@ -12,7 +12,7 @@ import { OpenApiModule } from '../platform/openapi/openapi.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module.js';
 import { ReadResourcesModule } from '../platform/resources/read-resources.module.js';
-import { FEATURE_MODULES, READ_RESOURCES } from './features.js';
+import { FEATURE_MODULES, READ_RESOURCES, RESOURCE_DTOS } from './features.js';
 
 /**
  * The REST API role: platform, feature modules, the global guard (authentication with the rate
@@ -26,7 +26,7 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
-        PlatformModule,
+        PlatformModule.forRoot(RESOURCE_DTOS),
         RateLimitModule,
         OpenApiModule,
         HealthModule,

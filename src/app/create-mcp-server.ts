@@ -9,7 +9,7 @@ import { PinoNestLogger } from '../platform/logging/logger.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import type { AreaSummary } from '../platform/resources/read-resource.js';
-import { FEATURE_MODULES, loadAreaSummaries, READ_RESOURCES } from './features.js';
+import { FEATURE_MODULES, READ_RESOURCES, RESOURCE_DTOS, loadAreaSummaries } from './features.js';
 
 /** The mcp role: the platform, the feature modules' entities and the tool server over the registry. */
 @Module({})
@@ -20,7 +20,7 @@ class McpRoleModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
-        PlatformModule,
+        PlatformModule.forRoot(RESOURCE_DTOS),
         ...FEATURE_MODULES,
         McpServerModule.register({ resources: READ_RESOURCES, summaries }),
       ],

@@ -28,6 +28,9 @@ export const FEATURE_MODULES: Type[] = FEATURES.flatMap((feature) => feature.mod
 // `any`: each resource has its own entity and DTO types; the declarations themselves are typed.
 export const READ_RESOURCES: readonly ReadResource<any, any>[] = FEATURES.flatMap((feature) => feature.resources ?? []);
 
+/** The response DTOs of the registry: the schemas of the events that carry a resource. */
+export const RESOURCE_DTOS: readonly Type[] = READ_RESOURCES.map((resource) => resource.item);
+
 export const FEATURE_COMMANDS: CommandGroup[] = FEATURES.flatMap((feature) => (feature.commands ? [feature.commands] : []));
 
 /** Every feature's OpenAPI tag descriptions. */

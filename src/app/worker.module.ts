@@ -3,6 +3,7 @@ import { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
+import { RESOURCE_DTOS } from './features.js';
 import { JobWorkerModule } from '../platform/queue/job-worker.module.js';
 
 /**
@@ -17,7 +18,7 @@ export class WorkerModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
-        PlatformModule,
+        PlatformModule.forRoot(RESOURCE_DTOS),
         ...workerModules,
         ...extraModules,
         JobWorkerModule,

@@ -2,12 +2,12 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
-import { FEATURE_MODULES } from '../app/features.js';
+import { FEATURE_MODULES, RESOURCE_DTOS } from '../app/features.js';
 
 /** The admin CLI's application context: the platform, the feature modules' services, no HTTP. */
 @Module({})
 export class CliModule {
   static register(config: AppConfig): DynamicModule {
-    return { module: CliModule, imports: [ConfigModule.forRoot(config), PlatformModule, ...FEATURE_MODULES] };
+    return { module: CliModule, imports: [ConfigModule.forRoot(config), PlatformModule.forRoot(RESOURCE_DTOS), ...FEATURE_MODULES] };
   }
 }

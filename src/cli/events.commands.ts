@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { isEventType } from '../platform/catalog/event-types.js';
+import { type EventData, isEventType } from '../platform/catalog/event-types.js';
 import { EventPublisher } from '../platform/events/event-publisher.service.js';
 import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
@@ -25,14 +25,16 @@ export function eventCommands(program: Command, { context, output }: CommandGrou
     .description('publish a catalogue event of a company through the outbox; prints the event id')
     .requiredOption('--tenant <id>', 'company id', uuid)
     .requiredOption('--type <type>', 'event type from the catalogue')
-    .requiredOption('--data <json>', 'event data, a JSON object', jsonObject)
+    .requiredOption('--data <json>', "event data, a JSON object matching the type's schema (GET /v1/event_types)", jsonObject)
     .action(async (options: { tenant: string; type: string; data: Record<string, unknown> }) => {
       const { type } = options;
       if (!isEventType(type)) throw new Error(`unknown event type: ${type}`);
       const app = await context();
       const tenant = await app.get(TenantsService).findById(options.tenant);
       if (!tenant) throw new Error(`Tenant ${options.tenant} not found`);
-      const envelope = await app.get(TenantData).transaction(tenant.id, (scope) => app.get(EventPublisher).publish(scope, type, options.data));
+      // Typed as the type's data only by the check publish makes: data that breaks the schema is refused, and nothing is written.
+      const data = options.data as EventData<typeof type>;
+      const envelope = await app.get(TenantData).transaction(tenant.id, (scope) => app.get(EventPublisher).publish(scope, type, data));
       output({ id: envelope.id });
     });
 }

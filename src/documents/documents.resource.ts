@@ -28,3 +28,9 @@ export const documentsResource = readResource({
     updated_at: timestamp(document.updatedAt),
   }),
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    DocumentDto: DocumentDto;
+  }
+}

@@ -3,7 +3,6 @@ import type { CreateInvoiceDto } from './dto/create-invoice.dto.js';
 import { defaultDueDate } from './dto/invoice-checks.js';
 import type { UpdateInvoiceDto } from './dto/update-invoice.dto.js';
 import type { VoidInvoiceDto } from './dto/void-invoice.dto.js';
-import { InvoiceValidationFailedException } from './finance.errors.js';
 import { type Decimal, decimalOf } from './invoice-totals.js';
 
 /**
@@ -85,7 +84,8 @@ export function toInvoiceChanges(body: UpdateInvoiceDto): InvoiceChanges {
 /** The rule on the invoice as it will be: due_date must not be before issue_date. */
 export function assertDueNotBeforeIssue(issueDate: string, dueDate: string): void {
   if (dueDate < issueDate) {
-    throw new InvoiceValidationFailedException([{ path: 'due_date', code: 'due_before_issue', message: `due_date ${dueDate} is before issue_date ${issueDate}` }]);
+    const message = `due_date ${dueDate} is before issue_date ${issueDate}`;
+    throw new DomainException('InvoiceValidationFailed', message, { errors: [{ path: 'due_date', code: 'due_before_issue', message }] });
   }
 }
 

@@ -22,3 +22,9 @@ export const invoicesResource = readResource({
   retrieve: retrieveInvoice,
   list: listInvoices,
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    InvoiceDto: InvoiceDto;
+  }
+}

@@ -13,12 +13,7 @@ import type { InvoiceDto } from './dto/invoice.dto.js';
 import type { UpdateInvoiceDto } from './dto/update-invoice.dto.js';
 import type { VoidInvoiceDto } from './dto/void-invoice.dto.js';
 import { recordAudit } from './finance-audit.js';
-import {
-  CurrencyNotEnabledException,
-  InvalidReferenceException,
-  InvoiceLineInvalidException,
-  InvoiceNotFoundException,
-} from './finance.errors.js';
+import { invalidReference, invoiceNotFound } from './finance.errors.js';
 import { invoiceResources } from './finance.representation.js';
 import { assertDueNotBeforeIssue, type InvoiceLineInput, toCreateInvoiceInput, toInvoiceChanges, toVoidReason } from './invoice-input.js';
 import { InvoiceLine } from './invoice-line.entity.js';
@@ -175,14 +170,14 @@ export class InvoicesService {
     const query = scope.repository(Invoice).select('invoice').andWhere('invoice.id = :id', { id });
     if (lock) query.setLock('pessimistic_write');
     const invoice = await query.getOne();
-    if (!invoice) throw new InvoiceNotFoundException(id);
+    if (!invoice) throw invoiceNotFound(id);
     return invoice;
   }
 
   /** The invoice as the API shows it now, read in the transaction that changed it: one statement with its lines; else 404. */
   async current(scope: TenantScope, id: string): Promise<InvoiceDto> {
     const invoice = await readInvoice(scope, id);
-    if (!invoice) throw new InvoiceNotFoundException(id);
+    if (!invoice) throw invoiceNotFound(id);
     return invoice;
   }
 
@@ -193,12 +188,12 @@ export class InvoicesService {
 
   private async assertCurrencyEnabled(scope: TenantScope, currency: string): Promise<void> {
     const tenant = await scope.tenant();
-    if (!tenant.currencies.includes(currency)) throw new CurrencyNotEnabledException(currency);
+    if (!tenant.currencies.includes(currency)) throw new DomainException('CurrencyNotEnabled', `The currency ${currency} is not enabled in this company's Finance settings.`, { currency, field: 'currency' });
   }
 
   private async assertCustomer(scope: TenantScope, customerId: string): Promise<void> {
     if (!(await scope.repository(Customer).exists({ id: customerId }))) {
-      throw new InvalidReferenceException('customer_id', 'customer', customerId);
+      throw invalidReference('customer_id', 'customer', customerId);
     }
   }
 
@@ -207,7 +202,7 @@ export class InvoicesService {
     if (wanted.length === 0) return;
     const found = new Set((await scope.repository(Product).find({ select: { id: true }, where: { id: In(wanted) } })).map((p) => p.id));
     const index = lines.findIndex((line) => line.productId !== null && !found.has(line.productId));
-    if (index >= 0) throw new InvalidReferenceException(`lines[${index}].product_id`, 'product', lines[index].productId!);
+    if (index >= 0) throw invalidReference(`lines[${index}].product_id`, 'product', lines[index].productId!);
   }
 
   /** The rates of the tax rate records the lines name; invalid_reference for one not in this company. */
@@ -219,7 +214,7 @@ export class InvoicesService {
       rates.set(record.id, parseDecimal(record.rate)!);
     }
     const index = lines.findIndex((line) => line.taxRateId !== null && !rates.has(line.taxRateId));
-    if (index >= 0) throw new InvalidReferenceException(`lines[${index}].tax_rate_id`, 'tax rate', lines[index].taxRateId!);
+    if (index >= 0) throw invalidReference(`lines[${index}].tax_rate_id`, 'tax rate', lines[index].taxRateId!);
     return rates;
   }
 }
@@ -232,11 +227,12 @@ function effectiveTaxRate(line: InvoiceLineInput, index: number, rates: Map<stri
   const recorded = line.taxRateId === null ? undefined : rates.get(line.taxRateId);
   if (line.taxRate === null) return recorded!;
   if (recorded !== undefined && !decimalEquals(line.taxRate, recorded)) {
-    throw new InvoiceLineInvalidException({
+    const error = {
       path: `lines[${index}].tax_rate`,
       code: 'tax_rate_conflict',
       message: `lines[${index}].tax_rate ${formatDecimal(line.taxRate)} differs from the rate ${formatDecimal(recorded)} of tax_rate_id ${line.taxRateId}`,
-    });
+    };
+    throw new DomainException('InvoiceLineInvalid', error.message, { field: error.path, code: error.code, errors: [error] });
   }
   return line.taxRate;
 }

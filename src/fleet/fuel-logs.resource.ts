@@ -33,3 +33,9 @@ export const fuelLogsResource = readResource({
     updated_at: timestamp(log.updatedAt),
   }),
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    FuelLogDto: FuelLogDto;
+  }
+}

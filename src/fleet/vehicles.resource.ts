@@ -30,3 +30,9 @@ export const vehiclesResource = readResource({
     updated_at: timestamp(vehicle.updatedAt),
   }),
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    VehicleDto: VehicleDto;
+  }
+}

@@ -36,3 +36,9 @@ export const workOrdersResource = readResource({
     updated_at: timestamp(order.updatedAt),
   }),
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    WorkOrderDto: WorkOrderDto;
+  }
+}

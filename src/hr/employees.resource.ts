@@ -32,3 +32,9 @@ export const employeesResource = readResource({
     updated_at: timestamp(employee.updatedAt),
   }),
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    EmployeeDto: EmployeeDto;
+  }
+}

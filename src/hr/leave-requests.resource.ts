@@ -29,3 +29,9 @@ export const leaveRequestsResource = readResource({
     updated_at: timestamp(request.updatedAt),
   }),
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    LeaveRequestDto: LeaveRequestDto;
+  }
+}

@@ -31,3 +31,9 @@ export const timesheetsResource = readResource({
     updated_at: timestamp(sheet.updatedAt),
   }),
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    TimesheetDto: TimesheetDto;
+  }
+}

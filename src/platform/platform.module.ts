@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module, type Type } from '@nestjs/common';
 import { AccessService } from './access/access.service.js';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKey } from './auth/api-key.entity.js';
@@ -7,6 +7,7 @@ import { ApiKeysService } from './auth/api-keys.service.js';
 import { AppConfig } from './config/app-config.js';
 import { CryptoModule } from './crypto/crypto.module.js';
 import { dataSourceOptions } from './database/database.js';
+import { EVENT_DATA_MODELS, EventDataCheck } from './events/event-data-check.js';
 import { EventPublisher } from './events/event-publisher.service.js';
 import { OutboxEvent } from './events/event.entity.js';
 import { IdempotencyModule } from './idempotency/idempotency.module.js';
@@ -22,7 +23,7 @@ import { User } from './tenancy/user.entity.js';
  * What every role and feature module stands on: the database connection, companies and keys,
  * the tenant-bound data access (TenantData), the paginator, the event outbox, the job queues,
  * encryption at rest, metrics and idempotency. Global so feature modules
- * need not import it.
+ * need not import it; each role imports it with the registry's DTOs (EVENT_DATA_MODELS).
  */
 @Global()
 @Module({
@@ -37,7 +38,12 @@ import { User } from './tenancy/user.entity.js';
     MetricsModule,
     IdempotencyModule,
   ],
-  providers: [AccessService, ApiKeysService, ApiKeyHooks, TenantsService, TenantData, Paginator, EventPublisher],
-  exports: [AccessService, ApiKeysService, ApiKeyHooks, TenantsService, TenantData, Paginator, EventPublisher, QueueModule, CryptoModule, MetricsModule, IdempotencyModule],
+  providers: [AccessService, ApiKeysService, ApiKeyHooks, TenantsService, TenantData, Paginator, EventDataCheck, EventPublisher],
+  exports: [AccessService, ApiKeysService, ApiKeyHooks, TenantsService, TenantData, Paginator, EventDataCheck, EventPublisher, QueueModule, CryptoModule, MetricsModule, IdempotencyModule],
 })
-export class PlatformModule {}
+export class PlatformModule {
+  /** `eventDataModels`: the response DTOs event data may follow (the registry's item DTOs), for the publisher's schema check. */
+  static forRoot(eventDataModels: readonly Type[]): DynamicModule {
+    return { module: PlatformModule, providers: [{ provide: EVENT_DATA_MODELS, useValue: eventDataModels }], exports: [EVENT_DATA_MODELS] };
+  }
+}

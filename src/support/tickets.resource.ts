@@ -31,3 +31,9 @@ export const ticketsResource = readResource({
     updated_at: timestamp(ticket.updatedAt),
   }),
 });
+
+declare module '../platform/catalog/event-types.js' {
+  interface EventDataModels {
+    TicketDto: TicketDto;
+  }
+}

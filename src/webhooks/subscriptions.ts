@@ -1,5 +1,5 @@
 import type { AccessService } from '../platform/access/access.service.js';
-import { MissingScopeException } from '../platform/access/missing-scope.exception.js';
+import { missingScope } from '../platform/access/missing-scope.js';
 import { EventCatalog, isEventType } from '../platform/catalog/event-types.js';
 import { Scope } from '../platform/catalog/scopes.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
@@ -31,7 +31,7 @@ export function checkSubscription(eventTypes: readonly string[], heldScopes: rea
   const required = [...new Set(types.map((type) => (isEventType(type) ? EventCatalog[type].scope : Scope.All)))];
   const missing = access.missingScopes(heldScopes, required);
   if (missing.length > 0) {
-    throw new MissingScopeException(missing, `Subscribing to these event types needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
+    throw missingScope(missing, `Subscribing to these event types needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
   }
   return types;
 }

@@ -1,7 +1,8 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { EventType } from '../../src/platform/catalog/event-types.js';
+import type { EventData, EventType } from '../../src/platform/catalog/event-types.js';
 import { dropDatabase, migrate } from '../../src/platform/database/database.js';
+import { EventDataCheck } from '../../src/platform/events/event-data-check.js';
 import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
 import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { WebhookSecretBox } from '../../src/webhooks/secrets/webhook-secret-box.js';
@@ -66,12 +67,18 @@ export async function createEndpoint(
   return { endpoint, secret };
 }
 
+/** Data matching the schema of `type` (made from its examples), with members a test adds to tell events apart. */
+export async function eventData<T extends EventType>(app: INestApplicationContext, type: T, extra: Record<string, unknown> = {}): Promise<EventData<T>> {
+  return Object.assign(await app.get(EventDataCheck).example(type), extra);
+}
+
 /** Commits events the way feature modules do: through the outbox, in a transaction. */
 export async function publishEvents(app: INestApplicationContext, tenantId: string, type: EventType, count = 1): Promise<string[]> {
   const publisher = app.get(EventPublisher);
+  const data = await Promise.all(Array.from({ length: count }, (_, n) => eventData(app, type, { n })));
   return app.get(TenantData).transaction(tenantId, async (scope) => {
     const ids: string[] = [];
-    for (let i = 0; i < count; i++) ids.push((await publisher.publish(scope, type, { n: i })).id);
+    for (const one of data) ids.push((await publisher.publish(scope, type, one)).id);
     return ids;
   });
 }

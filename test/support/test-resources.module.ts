@@ -7,6 +7,7 @@ import { resourceErrors } from '../../src/platform/catalog/errors.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { AppConfig } from '../../src/platform/config/app-config.js';
 import { DomainException } from '../../src/platform/errors/domain.exception.js';
+import { EventDataCheck } from '../../src/platform/events/event-data-check.js';
 import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
 import { OutboxEvent } from '../../src/platform/events/event.entity.js';
 import { Idempotent } from '../../src/platform/idempotency/idempotent.decorator.js';
@@ -33,6 +34,7 @@ class TestEventsController {
     @Inject(TenantData) private readonly data: TenantData,
     @Inject(Paginator) private readonly paginator: Paginator,
     @Inject(EventPublisher) private readonly events: EventPublisher,
+    @Inject(EventDataCheck) private readonly check: EventDataCheck,
     @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
 
@@ -66,7 +68,8 @@ class TestEventsController {
     @Res({ passthrough: true }) response: Response,
   ) {
     await delay(delayMs);
-    const event = await this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.created', body));
+    const data = Object.assign(await this.check.example('fin.invoice.created'), { body });
+    const event = await this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.created', data));
     response.setHeader('Location', `${this.config.publicBaseUrl}/v1/test_events/${event.id}`);
     return event;
   }
@@ -81,6 +84,7 @@ class TestIdempotencyController {
   constructor(
     @Inject(TenantData) private readonly data: TenantData,
     @Inject(EventPublisher) private readonly events: EventPublisher,
+    @Inject(EventDataCheck) private readonly check: EventDataCheck,
   ) {}
 
   @Post(':outcome')
@@ -107,7 +111,8 @@ class TestIdempotencyController {
   }
 
   private async answer(auth: AuthContext, outcome: string, body: unknown): Promise<unknown> {
-    const event = await this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.updated', { outcome, body }));
+    const data = Object.assign(await this.check.example('fin.invoice.updated'), { outcome, body });
+    const event = await this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.updated', data));
     switch (outcome) {
       case 'large':
         return { id: event.id, padding: 'x'.repeat(300 * 1024) };

@@ -7,7 +7,7 @@ import { JobQueue } from '../../src/platform/queue/job-queue.service.js';
 import { QueueName } from '../../src/platform/queue/queue.types.js';
 import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { startApi, type TestApi } from '../support/api.js';
-import { createEndpoint, deliveryEnv, isolatedDatabase } from '../support/deliveries.js';
+import { createEndpoint, deliveryEnv, eventData, isolatedDatabase } from '../support/deliveries.js';
 import { type MainProcess, spawnMain } from '../support/main-process.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { startReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
@@ -64,8 +64,9 @@ describe('delivery crash safety (e2e, worker processes)', () => {
     const publisher = api.app.get(EventPublisher);
     const eventIds: string[] = [];
     for (let sent = 0; sent < count; sent += 100) {
+      const data = await Promise.all(Array.from({ length: Math.min(count, sent + 100) - sent }, (_, i) => eventData(api.app, 'fin.invoice.created', { n: sent + i })));
       await api.app.get(TenantData).transaction(session.tenant.id, async (scope) => {
-        for (let i = sent; i < Math.min(count, sent + 100); i++) eventIds.push((await publisher.publish(scope, 'fin.invoice.created', { n: i })).id);
+        for (const one of data) eventIds.push((await publisher.publish(scope, 'fin.invoice.created', one)).id);
       });
     }
     return { endpointId: endpoint.id, eventIds };

@@ -5,7 +5,7 @@ import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.j
 import { WebhookSecretBox } from '../../src/webhooks/secrets/webhook-secret-box.js';
 import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
 import type { TestApi } from '../support/api.js';
-import { createEndpoint, deliveriesOf, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { createEndpoint, deliveriesOf, eventData, publishEvents, settledDeliveries, startDeliveryFixture, type DeliveryFixture } from '../support/deliveries.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { verifyOhSignature, verifyStandard, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { stubDns } from '../support/webhooks.js';
@@ -45,7 +45,7 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
       type: 'fin.invoice.created',
       created_at: expect.any(String),
       api_version: CURRENT_API_VERSION,
-      data: { n: 0 },
+      data: await eventData(api.app, 'fin.invoice.created', { n: 0 }),
     });
     expect(request.headers).toMatchObject({
       'content-type': 'application/json',

@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { AccessService } from '../access/access.service.js';
-import { MissingScopeException } from '../access/missing-scope.exception.js';
+import { missingScope } from '../access/missing-scope.js';
 import type { Scope } from '../catalog/scopes.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { Metrics } from '../metrics/metrics.service.js';
@@ -71,7 +71,7 @@ export class AuthGuard implements CanActivate {
     if (!required || missing.length > 0) {
       refund();
       if (!required) throw new DomainException('MissingScope', 'This route declares no scope and is closed.');
-      throw new MissingScopeException(missing);
+      throw missingScope(missing);
     }
     this.applyLimit(windows, await counting, context.switchToHttp().getResponse<Response>());
     return true;

@@ -7,24 +7,51 @@
  */
 export type JsonSchema = { [keyword: string]: unknown };
 
-const text = (description?: string, example?: string): JsonSchema => ({ type: 'string', ...(description ? { description } : {}), ...(example ? { examples: [example] } : {}) });
-const id = (description?: string): JsonSchema => ({ type: 'string', format: 'uuid', ...(description ? { description } : {}) });
-const timestamp = (description?: string): JsonSchema => ({ type: 'string', format: 'date-time', ...(description ? { description } : {}) });
-const date = (description?: string): JsonSchema => ({ type: 'string', format: 'date', ...(description ? { description } : {}) });
-const integer = (description?: string, minimum = 0): JsonSchema => ({ type: 'integer', minimum, ...(description ? { description } : {}) });
-const number = (description?: string): JsonSchema => ({ type: 'number', ...(description ? { description } : {}) });
-const bool = (description?: string): JsonSchema => ({ type: 'boolean', ...(description ? { description } : {}) });
-const oneOf = (values: string[], description?: string): JsonSchema => ({ type: 'string', enum: values, ...(description ? { description } : {}) });
-const list = (items: JsonSchema, description?: string): JsonSchema => ({ type: 'array', items, ...(description ? { description } : {}) });
-/** OpenAPI 3.1 spells "or null" as a type list. */
-const orNull = (schema: JsonSchema): JsonSchema => ({ ...schema, type: [schema.type as string, 'null'] });
+/** What describes a member, where it helps: kept out of the types, so each helper's type is just its data's shape. */
+const about = (description?: string): { description?: string } => (description ? { description } : {});
 
-const record = (description: string, properties: Record<string, JsonSchema>): JsonSchema => ({
-  type: 'object',
-  description,
-  required: ['id', ...Object.keys(properties), 'created_at', 'updated_at'],
-  properties: { id: id(), ...properties, created_at: timestamp(), updated_at: timestamp() },
+const text = (description?: string, example?: string) => ({ type: 'string' as const, ...about(description), ...(example ? { examples: [example] } : {}) });
+const id = (description?: string) => ({ type: 'string' as const, format: 'uuid', ...about(description) });
+const timestamp = (description?: string) => ({ type: 'string' as const, format: 'date-time', ...about(description) });
+const date = (description?: string) => ({ type: 'string' as const, format: 'date', ...about(description) });
+const integer = (description?: string, minimum = 0) => ({ type: 'integer' as const, minimum, ...about(description) });
+const number = (description?: string) => ({ type: 'number' as const, ...about(description) });
+const bool = (description?: string) => ({ type: 'boolean' as const, ...about(description) });
+const oneOf = <const V extends readonly string[]>(values: V, description?: string) => ({ type: 'string' as const, enum: values, ...about(description) });
+const list = <I extends object>(items: I, description?: string) => ({ type: 'array' as const, items, ...about(description) });
+/** OpenAPI 3.1 spells "or null" as a type list. */
+const orNull = <S extends { type: string }>(schema: S) => ({ ...schema, type: [schema.type, 'null'] as [S['type'], 'null'] });
+/** An object whose every member is required (null, where allowed, is spelled out). */
+const object = <P extends Record<string, object>>(properties: P, description?: string) => ({
+  type: 'object' as const,
+  ...about(description),
+  required: Object.keys(properties),
+  properties,
 });
+
+const record = <P extends Record<string, object>>(description: string, properties: P) =>
+  object({ id: id(), ...properties, created_at: timestamp(), updated_at: timestamp() }, description);
+
+/**
+ * The TypeScript type of data matching a schema built by the helpers above: the few keywords
+ * they use, every object member required as `object` declares. (A general JSON-Schema-to-type
+ * library would add a dependency for what these ten lines cover exactly.)
+ */
+export type DataOf<S> = S extends { type: readonly [infer T, 'null'] }
+  ? DataOf<Omit<S, 'type'> & { type: T }> | null
+  : S extends { enum: readonly (infer V)[] }
+    ? V
+    : S extends { type: 'string' }
+      ? string
+      : S extends { type: 'integer' | 'number' }
+        ? number
+        : S extends { type: 'boolean' }
+          ? boolean
+          : S extends { type: 'array'; items: infer I }
+            ? DataOf<I>[]
+            : S extends { type: 'object'; properties: infer P }
+              ? { [K in keyof P]: DataOf<P[K]> }
+              : unknown;
 
 export const EVENT_DATA_SCHEMAS = {
   IdentityUser: record('A user of the company.', {
@@ -129,10 +156,7 @@ export const EVENT_DATA_SCHEMAS = {
     receiver_id: text('Receiver’s electronic address.', '9930:DE123456789'),
     total_minor: integer(),
     currency: text('ISO 4217.', 'EUR'),
-    validation_errors: list(
-      { type: 'object', required: ['code', 'message'], properties: { code: text(undefined, 'BR-DE-15'), message: text() } },
-      'Rule violations (status invalid or rejected).',
-    ),
+    validation_errors: list(object({ code: text(undefined, 'BR-DE-15'), message: text() }), 'Rule violations (status invalid or rejected).'),
     status_changed_at: timestamp(),
   }),
   DatevExport: record('An export of bookings, master data or documents for a DATEV tax consultant.', {
@@ -225,17 +249,15 @@ export const EVENT_DATA_SCHEMAS = {
     title: text(undefined, 'Employment contract J. Keller'),
     document_ids: list(id(), 'Documents (ids of GET /v1/documents).'),
     status: oneOf(['draft', 'sent', 'completed', 'declined', 'voided', 'expired']),
-    signers: list({
-      type: 'object',
-      required: ['id', 'name', 'email', 'status', 'signed_at'],
-      properties: {
+    signers: list(
+      object({
         id: id(),
         name: text(undefined, 'Jana Keller'),
         email: text(undefined, 'jana.keller@example.com'),
         status: oneOf(['pending', 'viewed', 'signed', 'declined']),
         signed_at: orNull(timestamp()),
-      },
-    }),
+      }),
+    ),
     sent_at: orNull(timestamp()),
     completed_at: orNull(timestamp()),
     expires_at: orNull(timestamp()),
@@ -243,3 +265,6 @@ export const EVENT_DATA_SCHEMAS = {
 } satisfies Record<string, JsonSchema>;
 
 export type EventDataSchemaName = keyof typeof EVENT_DATA_SCHEMAS;
+
+/** The data of an EVENT_DATA_SCHEMAS entry. */
+export type EventDataSchemaData<N extends EventDataSchemaName> = DataOf<(typeof EVENT_DATA_SCHEMAS)[N]>;

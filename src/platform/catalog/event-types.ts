@@ -1,4 +1,4 @@
-import { type EventDataSchemaName, type JsonSchema } from './event-data-schemas.js';
+import type { EventDataSchemaData, EventDataSchemaName, JsonSchema } from './event-data-schemas.js';
 import { Scope } from './scopes.js';
 
 /**
@@ -13,6 +13,8 @@ export interface EventDefinition {
   readonly scope: Scope;
   readonly personalData: boolean;
   readonly description: string;
+  /** The OpenAPI component `data` follows. */
+  readonly data: DataComponent;
   readonly dataSchema: JsonSchema;
 }
 
@@ -24,15 +26,16 @@ type DataComponent = EventDataSchemaName | `${string}Dto`;
 
 const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
-const event = (scope: Scope, data: DataComponent, description: string, personalData = false): EventDefinition => ({
+const event = <const D extends DataComponent>(scope: Scope, data: D, description: string, personalData = false) => ({
   scope,
   personalData,
   description,
+  data,
   dataSchema: componentRef(data),
 });
 
 /** An event without a read endpoint: only `int:*` keys may subscribe. */
-const unlisted = (data: DataComponent, description: string, personalData: boolean): EventDefinition => event(Scope.All, data, description, personalData);
+const unlisted = <const D extends EventDataSchemaName>(data: D, description: string, personalData: boolean) => event(Scope.All, data, description, personalData);
 
 export const EventCatalog = {
   'fin.invoice.created': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was created. data: the Invoice.'),
@@ -161,6 +164,18 @@ export const EventCatalog = {
 } as const satisfies Record<string, EventDefinition>;
 
 export type EventType = keyof typeof EventCatalog;
+
+/**
+ * The response DTOs that events carry, by class name. Each feature declares its own next to the
+ * resource (`declare module` of this file), so that the platform's catalogue types their events
+ * without importing a feature.
+ */
+export interface EventDataModels {}
+
+/** The `data` of an event of type T, as its catalogue entry's schema describes it. */
+export type EventData<T extends EventType> = DataOfComponent<(typeof EventCatalog)[T]['data']>;
+
+type DataOfComponent<N> = N extends EventDataSchemaName ? EventDataSchemaData<N> : N extends keyof EventDataModels ? EventDataModels[N] : never;
 
 export const EVENT_TYPES = Object.keys(EventCatalog) as EventType[];
 

@@ -26,9 +26,6 @@ export type Scope = (typeof Scope)[keyof typeof Scope];
 
 export const ALL_SCOPES: readonly Scope[] = Object.values(Scope);
 
-/** Scopes the applications offer when a key is created; the others are granted by support only. */
-export const SUPPORT_ONLY_SCOPES: readonly Scope[] = [Scope.All, Scope.IdentityUsersRead, Scope.MessagingMessagesRead];
-
 export function isScope(value: string): value is Scope {
   return (ALL_SCOPES as readonly string[]).includes(value);
 }

@@ -20,8 +20,11 @@ export interface ProblemExtras {
 
 /**
  * The one exception type the application throws for an expected failure. It names an entry of
- * the error catalogue; the problem filter renders it. Modules subclass it for readability
- * (`new InvoiceNotFoundException()`), never to invent keys outside the catalogue.
+ * the error catalogue; the problem filter renders it. One style everywhere: thrown where the
+ * failure is found, `new DomainException('<catalogue name>', detail, extras)`; a problem built
+ * in several places gets a function that returns it (`invoiceNotFound(id)`, `missingScope(…)`).
+ * A subclass only where a caller catches it and reads a member of its own
+ * (WebhookUrlRefusedException's `stage`).
  */
 export class DomainException extends Error {
   readonly definition: ErrorDefinition;

@@ -2,6 +2,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { EVENT_DATA_SCHEMAS, type JsonSchema } from '../catalog/event-data-schemas.js';
 import { EVENT_TYPES, EventCatalog } from '../catalog/event-types.js';
 import { Scope } from '../catalog/scopes.js';
+import type { AppConfig } from '../config/app-config.js';
 
 const EVENT_ENVELOPE_SCHEMA = 'WebhookEvent';
 
@@ -19,9 +20,21 @@ const ENVELOPE: JsonSchema = {
       description: 'The API version that shapes this body: the endpoint’s `pinned_version`, else the version current when the event was fanned out. A replay keeps it.',
       examples: ['2026-05-16'],
     },
-    data: { type: 'object', description: 'The resource the event is about; its schema depends on `type`.' },
+    // Open to any member, so that a generated type of the envelope (an index signature) narrows to each type's data rather than contradicting it.
+    data: { type: 'object', additionalProperties: true, description: 'The resource the event is about; its schema depends on `type`.' },
   },
 };
+
+/** The receiver's time to answer, as configured: `15 seconds`. */
+export function deliveryTimeout(config: AppConfig): string {
+  const seconds = config.WEBHOOK_TIMEOUT_MS / 1000;
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
+}
+
+/** Attempts per delivery: the first, then one after each wait of the configured retry schedule. */
+export function deliveryAttempts(config: AppConfig): number {
+  return config.WEBHOOK_RETRY_SCHEDULE_MS.length + 1;
+}
 
 /** A CamelCase name for the operationId of an event type: `fin.invoice.created` → `finInvoiceCreated`. */
 function operationId(type: string): string {
@@ -36,9 +49,9 @@ function operationId(type: string): string {
  * components, and one entry per event type in OpenAPI 3.1's top-level `webhooks` map, so
  * receivers can generate their types.
  */
-export function addEventWebhooks(document: OpenAPIObject): OpenAPIObject {
+export function addEventWebhooks(document: OpenAPIObject, config: AppConfig): OpenAPIObject {
   document.components ??= {};
-  document.components.schemas = { ...document.components.schemas, ...EVENT_DATA_SCHEMAS, [EVENT_ENVELOPE_SCHEMA]: ENVELOPE } as typeof document.components.schemas;
+  document.components.schemas = { ...document.components.schemas, ...EVENT_DATA_SCHEMAS, [EVENT_ENVELOPE_SCHEMA]: ENVELOPE } as unknown as typeof document.components.schemas;
   const webhooks: Record<string, unknown> = {};
   for (const type of EVENT_TYPES) {
     const definition = EventCatalog[type];
@@ -82,14 +95,15 @@ export function addEventWebhooks(document: OpenAPIObject): OpenAPIObject {
               schema: {
                 allOf: [
                   { $ref: `#/components/schemas/${EVENT_ENVELOPE_SCHEMA}` },
-                  { type: 'object', properties: { type: { const: type }, data: definition.dataSchema } },
+                  // Required again beside the members narrowed here, so that generated types keep them required.
+                  { type: 'object', required: ENVELOPE.required, properties: { type: { const: type }, data: definition.dataSchema } },
                 ],
               },
             },
           },
         },
         responses: {
-          '200': { description: 'Received. Any 2xx within 15 seconds counts as delivered.' },
+          '200': { description: `Received. Any 2xx within ${deliveryTimeout(config)} counts as delivered.` },
           '410': { description: 'Gone: the delivery stops retrying (delivery `failed`, error_class `gone`).' },
         },
       },

@@ -8,7 +8,7 @@ import { BODY_LIMIT } from '../http/http-pipeline.js';
 import { TRACE_HEADER } from '../tracing/trace-id.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../pagination/page.js';
 import { CURRENT_API_VERSION, isUnversionedPath, SUPPORTED_API_VERSIONS, VERSION_HEADER } from '../versioning/api-version.js';
-import { addEventWebhooks } from './event-webhooks.js';
+import { addEventWebhooks, deliveryAttempts, deliveryTimeout } from './event-webhooks.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER } from '../idempotency/idempotency.interceptor.js';
 import { exampleFor, problemExample } from './openapi-examples.js';
 import { operationIdFor } from './openapi-operation-ids.js';
@@ -47,7 +47,7 @@ The same resources are readable by AI agents through a Model Context Protocol se
 Every error is \`${PROBLEM_CONTENT_TYPE}\` (RFC 9457, schema \`${ProblemDto.name}\`) with a stable \`detail_key\`; \`type\` is a URL under \`${config.errorsBaseUrl}\`. An unknown path gives 404 \`${Errors.RouteNotFound.detailKey}\`; a known path with another method gives 405 \`${Errors.MethodNotAllowed.detailKey}\` with an \`Allow\` header. A request body must be JSON of at most ${BODY_LIMIT.toUpperCase()}: malformed JSON gives 422 \`${Errors.MalformedJson.detailKey}\`, a larger body 413 \`${Errors.PayloadTooLarge.detailKey}\`. A 5xx never carries internal details.
 
 ## Receiving webhooks
-Each delivery is a \`POST\` with \`Content-Type: application/json\`, a \`User-Agent\` of \`OH-Webhooks/1.0\`, and the envelope \`{id, type, created_at, api_version, data}\`: \`id\` is the event's id (equal to the \`Idempotency-Key\` and \`webhook-id\` headers, the same on every retry and replay: deduplicate on it), \`type\` the event type, \`created_at\` when the change was committed, \`api_version\` the version that shapes the body (the endpoint's \`pinned_version\`, else the current version), \`data\` the resource as this API shows it. Answer 2xx within 15 seconds; anything else is retried up to 8 attempts in all, except 410, which stops.
+Each delivery is a \`POST\` with \`Content-Type: application/json\`, a \`User-Agent\` of \`OH-Webhooks/1.0\`, and the envelope \`{id, type, created_at, api_version, data}\`: \`id\` is the event's id (equal to the \`Idempotency-Key\` and \`webhook-id\` headers, the same on every retry and replay: deduplicate on it), \`type\` the event type, \`created_at\` when the change was committed, \`api_version\` the version that shapes the body (the endpoint's \`pinned_version\`, else the current version), \`data\` the resource as this API shows it. Answer 2xx within ${deliveryTimeout(config)}; anything else is retried up to ${deliveryAttempts(config)} attempts in all, except 410, which stops.
 
 Two signatures cover the raw body, both HMAC-SHA256 keyed with the base64-decoded part of the \`whsec_\` secret:
 - Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\`: \`v1,<base64 HMAC of "<webhook-id>.<webhook-timestamp>.<body>">\`; any Standard Webhooks library verifies them (\`new Webhook(secret).verify(body, headers)\`).
@@ -208,5 +208,5 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, f
   const document = SwaggerModule.createDocument(app, base, { extraModels: [ProblemDto] });
   // OpenAPI 3.1 names a licence by SPDX expression; LicenseRef- is SPDX's form for one of its own.
   document.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as OpenAPIObject['info']['license'];
-  return declareTags(addEventWebhooks(applyPlatformConventions(document, config)), featureTags);
+  return declareTags(addEventWebhooks(applyPlatformConventions(document, config), config), featureTags);
 }

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { EVENT_TYPES, type EventData } from '../src/platform/catalog/event-types.js';
+import { EventDataCheck } from '../src/platform/events/event-data-check.js';
+import { EventDataMismatch, EventPublisher } from '../src/platform/events/event-publisher.service.js';
+import { TenantData } from '../src/platform/tenancy/tenant-data.js';
+import { startApi, type TestApi } from './support/api.js';
+import { createTenantSession } from './support/tenant-session.js';
+
+/** Every event's data is typed by the catalogue and checked against its published schema before it is written. */
+describe('EventPublisher: typed, checked event data', () => {
+  let api: TestApi;
+  let tenantId: string;
+  let check: EventDataCheck;
+
+  const events = async () => Number((await api.app.get(DataSource).query('SELECT count(*) AS n FROM events WHERE tenant_id = $1', [tenantId]))[0].n);
+  const publish = <T extends Parameters<EventPublisher['publish']>[1]>(type: T, data: EventData<T>) =>
+    api.app.get(TenantData).transaction(tenantId, (scope) => api.app.get(EventPublisher).publish(scope, type, data));
+
+  beforeAll(async () => {
+    api = await startApi();
+    tenantId = (await createTenantSession(api.app)).tenant.id;
+    check = api.app.get(EventDataCheck);
+  });
+  afterAll(() => api.close());
+
+  it("publishes data that matches its type's schema", async () => {
+    const invoice = { ...(await check.example('fin.invoice.created')), id: randomUUID() };
+    const envelope = await publish('fin.invoice.created', invoice);
+    expect(envelope).toMatchObject({ type: 'fin.invoice.created', data: invoice });
+    const [row] = await api.app.get(DataSource).query('SELECT envelope FROM events WHERE id = $1', [envelope.id]);
+    expect(row.envelope.data).toEqual(invoice);
+  });
+
+  it.each([
+    ['a required member missing', 'fin.invoice.created', (valid: Record<string, unknown>) => ({ ...valid, customer_id: undefined }), "data must have required property 'customer_id'"],
+    ['a member of the wrong type', 'hr.employee.created', (valid: Record<string, unknown>) => ({ ...valid, work_email: 42 }), 'data/work_email must be string'],
+    ['a value outside its enum', 'support.ticket.updated', (valid: Record<string, unknown>) => ({ ...valid, status: 'sleeping' }), 'data/status must be equal to one of the allowed values'],
+    ['a malformed nested member', 'esign.envelope.sent', (valid: Record<string, unknown>) => ({ ...valid, signers: [{ id: 'not-a-uuid' }] }), "data/signers/0 must have required property 'name'"],
+    ['a malformed timestamp', 'compliance.audit.completed', (valid: Record<string, unknown>) => ({ ...valid, completed_at: 'yesterday' }), 'data/completed_at must match format "date-time"'],
+  ] as const)('refuses data with %s, naming the fault, and writes nothing', async (_, type, spoil, fault) => {
+    const before = await events();
+    const data = spoil((await check.example(type)) as unknown as Record<string, unknown>) as unknown as EventData<typeof type>;
+    const publishing = publish(type, data);
+    await expect(publishing).rejects.toBeInstanceOf(EventDataMismatch);
+    await expect(publishing).rejects.toThrow(`event data does not match the schema of ${type}: ${fault}`);
+    expect(await events()).toBe(before);
+  });
+
+  it('has, for every catalogue type, example data that its schema accepts (the data test events send)', async () => {
+    for (const type of EVENT_TYPES) expect([type, await check.fault(type, await check.example(type))]).toEqual([type, null]);
+  });
+});
+
+// Type-level checks, enforced by `npm run typecheck`: publish takes the data its type's catalogue entry describes.
+export async function mistypedPublishes(publisher: EventPublisher, scope: Parameters<EventPublisher['publish']>[0], check: EventDataCheck): Promise<void> {
+  const invoice = await check.example('fin.invoice.created');
+  // @ts-expect-error fin.invoice.created carries an invoice, not a vehicle
+  await publisher.publish(scope, 'fin.invoice.created', await check.example('fm.vehicle.created'));
+  // @ts-expect-error the data of a type without a read endpoint follows its schema: a DATEV export has no `total_minor`
+  await publisher.publish(scope, 'datev.export.completed', { total_minor: invoice.total_minor });
+  // @ts-expect-error not a catalogue type
+  await publisher.publish(scope, 'fin.invoice.exploded', invoice);
+}
