@@ -33,5 +33,15 @@ describe('mcp role of dist/main.js (e2e)', () => {
     const line = await waitFor(async () => main.lines().find((entry) => entry.trace_id === traceId && entry.msg === 'request completed'), 10_000, 'the request log line');
     expect(line).toMatchObject({ status: 200, method: 'POST', route: '/tools/call' });
     expect(main.stdout()).not.toContain(token.split('_').at(-1));
+
+    // The tool call's own line names the tool and the token's public prefix.
+    const prefix = /^oht_([a-z0-9]{12})_/.exec(token)![1];
+    expect(main.lines().find((entry) => entry.msg === 'tool call' && entry.tool === 'summarise_support')).toMatchObject({ token_prefix: prefix, outcome: 'ok' });
+    expect(line).toMatchObject({ key_prefix: prefix });
+
+    // With METRICS_PORT unset, the mcp role alone serves /metrics on its own port.
+    const scraped = await fetch(`${base}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toMatch(/mcp_tool_calls_total\{tool="summarise_support",outcome="ok"\} 1/);
   });
 });

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { FEATURES, READ_RESOURCES } from '../src/app/features.js';
+import { COMPACT_TOOL_NAMES } from '../src/mcp/tools/tool-catalog.js';
 import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { runCli } from './support/cli.js';
 import { credentials, legacyClient, modernClient, shortcut, startMcp, type TestMcp } from './support/mcp.js';
@@ -13,8 +14,11 @@ interface Demo {
   mcp_token: string;
 }
 
-/** list, get, search and recent per resource, and one summary per area that has one. */
-const TOOLS_PER_COMPANY = READ_RESOURCES.length * 4 + FEATURES.filter((feature) => feature.summary).length;
+/** The resource tools a token grants: list, get, search and recent per resource, and one summary per area that has one. */
+const RESOURCE_TOOLS = [
+  ...READ_RESOURCES.flatMap((resource) => ['list', 'get', 'search', 'recent'].map((verb) => `${verb}_${resource.name}`)),
+  ...FEATURES.filter((feature) => feature.summary).map((feature) => `summarise_${feature.name}`),
+];
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 /** The text of a tool result's first content block. */
@@ -111,7 +115,7 @@ describe('agent-tool server (e2e)', () => {
       expect(init.result.serverInfo.name).toBe('integrations-api');
       expect((await post({ jsonrpc: '2.0', id: 2, method: 'ping' })).result).toEqual({});
       const list = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
-      expect(list.result.tools).toHaveLength(TOOLS_PER_COMPANY);
+      expect(list.result.tools.map((tool: { name: string }) => tool.name)).toEqual(COMPACT_TOOL_NAMES);
     });
 
     it('negotiates 2025-11-25 with the 1.x client and 2026-07-28 with the pinned v2 client', () => {
@@ -121,19 +125,18 @@ describe('agent-tool server (e2e)', () => {
   });
 
   describe('tools', () => {
-    it('lists every tool in a stable order with a cache hint, titles, descriptions, schemas and read-only annotations', async () => {
+    it('lists the compact tools in a stable order with a cache hint, titles, descriptions, schemas and read-only annotations', async () => {
       const first = await modern.listTools();
       const again = await modern.listTools();
-      expect(again.tools.map((tool) => tool.name)).toEqual(first.tools.map((tool) => tool.name));
+      expect(again.tools).toEqual(first.tools);
       expect((first as { ttlMs?: number }).ttlMs).toBeGreaterThan(0);
-      expect(first.tools).toHaveLength(TOOLS_PER_COMPANY);
+      expect(first.tools.map((tool) => tool.name)).toEqual(COMPACT_TOOL_NAMES);
       for (const tool of first.tools) {
         expect(tool.title).toBeTruthy();
         expect(tool.description!.length).toBeGreaterThan(40);
         expect(tool.inputSchema.type).toBe('object');
         expect(tool.outputSchema?.type).toBe('object');
         expect(tool.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false });
-        if (/^(list|recent|summarise)_/.test(tool.name)) expect(tool.inputSchema.required ?? []).toEqual([]);
       }
       expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(first.tools.map((tool) => tool.name));
     });
@@ -284,12 +287,30 @@ describe('agent-tool server (e2e)', () => {
     const foreign = new Set(rows.map((row) => row.id as string));
     expect(foreign.size).toBeGreaterThan(40);
     const seen = new Set<string>();
-    for (const tool of (await modern.listTools()).tools) {
-      const verb = tool.name.split('_')[0];
-      const argumentSets =
-        verb === 'get' ? [{ id: [...foreign][0] }] : verb === 'search' ? [{ query: 'a', limit: 50 }, { query: '-', limit: 50 }] : verb === 'summarise' ? [{}] : [{ limit: 50 }];
-      for (const args of argumentSets) {
-        const result: any = await modern.callTool({ name: tool.name, arguments: args as Record<string, unknown> });
+    const compactCalls = READ_RESOURCES.flatMap(({ name: resource }) => [
+      { name: 'list_records', args: { resource, limit: 50 } },
+      { name: 'get_record', args: { resource, id: [...foreign][0] } },
+      { name: 'search_records', args: { query: 'a', resources: [resource], limit: 50 } },
+      { name: 'recent_changes', args: { resources: [resource], limit: 50 } },
+    ]);
+    const calls = [
+      ...RESOURCE_TOOLS.flatMap((name) => {
+        const verb = name.split('_')[0];
+        const argumentSets =
+          verb === 'get' ? [{ id: [...foreign][0] }] : verb === 'search' ? [{ query: 'a', limit: 50 }, { query: '-', limit: 50 }] : verb === 'summarise' ? [{}] : [{ limit: 50 }];
+        return argumentSets.map((args) => ({ name, args }));
+      }),
+      ...compactCalls,
+      { name: 'search_records', args: { query: 'a', limit: 50 } },
+      { name: 'recent_changes', args: { limit: 50 } },
+    ];
+    // Its own token: these calls alone come close to the per-token rate limit.
+    const everything = READ_RESOURCES.map((resource) => resource.scope.slice('int:'.length)).join(',');
+    const client = await modernClient(mcp.base, (await personWithToken(everything, '*')).token, a.tenant.slug);
+    for (const { name, args } of calls) {
+      const verb = name.split('_')[0];
+      {
+        const result: any = await client.callTool({ name, arguments: args as Record<string, unknown> });
         // A refused get names the id it was asked for; that echo is not data.
         const answer = JSON.stringify(result).replaceAll(String((args as { id?: string }).id), '');
         for (const id of answer.match(UUID) ?? []) {
@@ -299,6 +320,7 @@ describe('agent-tool server (e2e)', () => {
         if (verb === 'get') expect(result.isError).toBe(true);
       }
     }
+    await client.close();
     expect(seen.size).toBeGreaterThan(40);
   });
 
@@ -307,8 +329,12 @@ describe('agent-tool server (e2e)', () => {
       const person = await personWithToken('fin.invoices:read', 'list_invoices,get_vehicles');
       const client = await modernClient(mcp.base, person.token, a.tenant.slug);
       try {
-        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['list_invoices']);
+        const [listRecords] = (await client.listTools()).tools;
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['list_records']);
+        expect((listRecords.inputSchema.properties as any).resource.enum).toEqual(['invoices']);
         expect((await client.callTool({ name: 'list_invoices', arguments: {} })).isError).toBeFalsy();
+        expect((await client.callTool({ name: 'list_records', arguments: { resource: 'invoices' } })).isError).toBeFalsy();
+        await expect(client.callTool({ name: 'get_record', arguments: { resource: 'vehicles', id: '00000000-0000-4000-8000-000000000000' } })).rejects.toMatchObject({ code: -32602 });
         // Named by the token, but the person lacks fm.vehicles:read; and not named by the token at all.
         await expect(client.callTool({ name: 'get_vehicles', arguments: { id: '00000000-0000-4000-8000-000000000000' } })).rejects.toMatchObject({ code: -32602 });
         await expect(client.callTool({ name: 'get_invoices', arguments: { id: '00000000-0000-4000-8000-000000000000' } })).rejects.toMatchObject({ code: -32602 });
@@ -331,7 +357,9 @@ describe('agent-tool server (e2e)', () => {
         expect(refused.status).toBe(400);
         expect(refused.body).toEqual({ error: expect.objectContaining({ code: -32602 }) });
         expect(refused.body!.data).toBeUndefined();
-        expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('list_invoices');
+        const listRecords = (await client.listTools()).tools.find((tool) => tool.name === 'list_records')!;
+        expect((listRecords.inputSchema.properties as any).resource.enum).not.toContain('invoices');
+        expect((await client.callTool({ name: 'list_records', arguments: { resource: 'invoices' } })).isError).toBe(true);
         expect((await client.callTool({ name: 'list_vehicles', arguments: { limit: 1 } })).isError).toBeFalsy();
 
         await runCli('user:set-permissions', '--user', person.userId, '--permissions', 'fin.invoices:read,fm.vehicles:read');

@@ -65,20 +65,30 @@ describe('resource registry (e2e)', () => {
     expect(readRoutes(api.app)).toEqual(routesOf(READ_RESOURCES));
   });
 
-  it('the agent-tool server lists exactly the tools the registry derives, in registry order', async () => {
+  it('the agent-tool server derives its tools from the registry: resource tools in registry order, compact tools over every resource', async () => {
     const tenant = (await runCli('tenant:create', '--name', 'Registry Check')).json as { id: string; slug: string };
     const permissions = READ_RESOURCES.map((resource) => resource.scope.slice('int:'.length)).join(',');
     const user = (await runCli('user:create', '--tenant', tenant.id, '--email', 'registry@example.test', '--permissions', permissions)).json.id as string;
     const token = (await runCli('mcp-token:create', '--tenant', tenant.id, '--user', user, '--tools', '*')).json.token as string;
     const summaries = await loadAreaSummaries();
 
-    const client = await modernClient(mcp.base, token, tenant.slug);
+    const expected = [
+      ...READ_RESOURCES.flatMap((resource) => ['list', 'get', 'search', 'recent'].map((verb) => `${verb}_${resource.name}`)),
+      ...summaries.map((summary) => `summarise_${summary.area}`),
+    ];
+    const compact = await modernClient(mcp.base, token, tenant.slug);
+    try {
+      for (const tool of (await compact.listTools()).tools.filter((listed) => listed.name !== 'summarise')) {
+        const properties = tool.inputSchema.properties as Record<string, { enum?: string[]; items?: { enum?: string[] } }>;
+        expect([tool.name, properties.resource?.enum ?? properties.resources?.items?.enum]).toEqual([tool.name, READ_RESOURCES.map((resource) => resource.name)]);
+      }
+    } finally {
+      await compact.close();
+    }
+    // The order of X-MCP-Tools does not matter: the catalogue's does.
+    const client = await modernClient(mcp.base, token, tenant.slug, { 'X-MCP-Tools': [...expected].reverse().join(',') });
     try {
       const { tools } = await client.listTools();
-      const expected = [
-        ...READ_RESOURCES.flatMap((resource) => ['list', 'get', 'search', 'recent'].map((verb) => `${verb}_${resource.name}`)),
-        ...summaries.map((summary) => `summarise_${summary.area}`),
-      ];
       expect(tools.map((tool) => tool.name)).toEqual(expected);
       expect(summaries.map((summary) => summary.area)).toEqual(FEATURES.filter((feature) => feature.summary).map((feature) => feature.name));
     } finally {

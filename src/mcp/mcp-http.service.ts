@@ -7,13 +7,20 @@ import { AppConfig } from '../platform/config/app-config.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../platform/errors/problem.js';
 import { type Logger as PinoLogger, PINO_LOGGER } from '../platform/logging/logging.module.js';
+import { Metrics } from '../platform/metrics/metrics.service.js';
 import { onRequestDone, requestLogLine } from '../platform/logging/request-log.js';
 import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../platform/rate-limit/rate-limit-headers.js';
 import { mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
 import { RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
+import { checkBody } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
-import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, ToolServer } from './tool-server.js';
+import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
+import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
+
+/** JSON-RPC's codes for a body that is not JSON and for arguments a method cannot take. */
+const PARSE_ERROR = -32700;
+const INVALID_PARAMS = -32602;
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 const TENANT_HEADER = 'x-oh-tenant';
@@ -22,10 +29,11 @@ function pathOf(request: IncomingMessage): string {
   return new URL(request.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
 }
 
-type Route = 'mcp' | 'handshake' | 'tools/list' | 'tools/call';
+type Route = 'mcp' | 'handshake' | 'metrics' | 'tools/list' | 'tools/call';
 const ROUTES: Record<string, { route: Route; method: 'GET' | 'POST' }> = {
   '/mcp': { route: 'mcp', method: 'POST' },
   '/handshake': { route: 'handshake', method: 'GET' },
+  '/metrics': { route: 'metrics', method: 'GET' },
   '/tools/list': { route: 'tools/list', method: 'POST' },
   '/tools/call': { route: 'tools/call', method: 'POST' },
 };
@@ -48,14 +56,21 @@ export class McpHttpService {
     @Inject(McpTokensService) private readonly tokens: McpTokensService,
     @Inject(ToolServer) private readonly tools: ToolServer,
     @Inject(RateLimiterService) private readonly rateLimiter: RateLimiterService,
+    @Inject(Metrics) private readonly metrics: Metrics,
     @Inject(PINO_LOGGER) pino: PinoLogger,
   ) {
     const logLine = requestLogLine(pino);
     // The route is one of ROUTES' fixed paths (never the query string), else null.
-    this.logRequest = onRequestDone(logLine, (request) => {
-      const path = pathOf(request);
-      return ROUTES[path] ? path : null;
-    });
+    this.logRequest = onRequestDone(
+      (request, outcome) => {
+        logLine(request, outcome);
+        metrics.observeRequest(outcome.method, outcome.route, outcome.status, outcome.durationMs);
+      },
+      (request) => {
+        const path = pathOf(request);
+        return ROUTES[path] ? path : null;
+      },
+    );
     this.window = mcpWindow(config.MCP_RATE_LIMIT_PER_MINUTE);
     this.allowedOrigins = [...localhostAllowedOrigins(), ...config.MCP_ALLOWED_ORIGINS];
     this.mcp = toNodeHandler(tools.handler);
@@ -64,6 +79,8 @@ export class McpHttpService {
   /** The handshake: no token needed. */
   handshake(): Record<string, unknown> {
     return {
+      // Spec 4 names one "protocol version": the newest served. The list says which others are.
+      protocolVersion: MODERN_PROTOCOL_VERSION,
       protocolVersions: [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS],
       capabilities: SERVER_CAPABILITIES,
       serverInfo: SERVER_INFO,
@@ -86,13 +103,12 @@ export class McpHttpService {
       }
       this.checkOrigin(request);
       if (entry.route === 'handshake') return this.json(response, 200, this.handshake());
+      if (entry.route === 'metrics') return await this.scrape(response);
 
       const caller = await this.tokens.authenticate(header(request, 'authorization'), header(request, TENANT_HEADER));
+      (request as unknown as ApiRequest).keyPrefix = caller.prefix;
       await this.countRequest(caller, response);
-      if (entry.route === 'mcp') {
-        request.auth = this.tools.authInfo(caller);
-        return await this.mcp(request, response);
-      }
+      if (entry.route === 'mcp') return await this.jsonRpc(caller, request, response);
       return await this.shortcut(entry.route, caller, request, response);
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
@@ -102,6 +118,55 @@ export class McpHttpService {
       else response.destroy();
     }
   };
+
+  /**
+   * `POST /mcp`: the body is read here, so that what the SDK would choke on never reaches it
+   * (arguments nested deeper than the REST API allows, U+0000 that no record can hold: both
+   * JSON-RPC invalid params), and so that the server built for the request knows the tools it
+   * calls. Then the SDK answers, from the parsed body.
+   */
+  private async jsonRpc(caller: McpCaller, request: IncomingMessage & { auth?: AuthInfo }, response: ServerResponse): Promise<void> {
+    const raw = await readBody(request);
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: the body is not JSON.' } });
+    }
+    const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
+    const id = messages.length === 1 && messages[0] !== null && typeof messages[0] === 'object' ? (messages[0].id ?? null) : null;
+    try {
+      checkBody(body);
+      const selection = this.selection(request);
+      const calls = messages.flatMap((message) => (message?.method === 'tools/call' && typeof message.params?.name === 'string' ? [message.params.name as string] : []));
+      request.auth = this.tools.authInfo({ caller, selection, calls });
+    } catch (error) {
+      if (error instanceof ToolSelectionRefused) return this.json(response, 200, { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: error.message, data: error.data } });
+      if (!(error instanceof DomainException)) throw error;
+      const field = typeof error.extras.field === 'string' ? error.extras.field.replace(/^params\./, '') : undefined;
+      const message = field === undefined ? 'Invalid params: the request is nested deeper than 64 levels.' : `Invalid params: ${field} contains the character U+0000, which no record can hold.`;
+      return this.json(response, 200, { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message, data: { field, code: error.extras.code } } });
+    }
+    return this.mcp(request, response, body);
+  }
+
+  /** The tools the connection asked to see (X-MCP-Toolsets, X-MCP-Tools). */
+  private selection(request: IncomingMessage): ToolSelection {
+    return toolSelection(
+      { toolsets: header(request, TOOLSETS_HEADER), tools: header(request, TOOLS_HEADER) },
+      (name) => this.tools.isTool(name),
+      () => this.tools.toolNames(),
+    );
+  }
+
+  /**
+   * `GET /metrics` for Prometheus, as the API port serves it, when METRICS_PORT is unset (else the
+   * metrics server does), so that a process of the mcp role alone can be scraped.
+   */
+  private async scrape(response: ServerResponse): Promise<void> {
+    if (this.config.METRICS_PORT !== undefined) throw new DomainException('RouteNotFound', 'Metrics are served on METRICS_PORT.');
+    response.writeHead(200, { 'content-type': this.metrics.registry.contentType, 'cache-control': 'no-store' }).end(await this.metrics.registry.metrics());
+  }
 
   /** DNS-rebinding protection: a browser's `Origin` must be localhost or configured. */
   private checkOrigin(request: IncomingMessage): void {
@@ -124,8 +189,17 @@ export class McpHttpService {
    */
   private async shortcut(route: 'tools/list' | 'tools/call', caller: McpCaller, request: IncomingMessage, response: ServerResponse): Promise<void> {
     let params: Record<string, unknown> = {};
+    let selection: ToolSelection;
+    try {
+      selection = this.selection(request);
+    } catch (error) {
+      if (!(error instanceof ToolSelectionRefused)) throw error;
+      return this.json(response, 400, { error: { code: INVALID_PARAMS, message: error.message, data: error.data } });
+    }
     if (route === 'tools/call') {
       const body = await readJson(request);
+      // 422 like the REST API: arguments nested deeper than 64 levels, or holding U+0000, naming the member.
+      checkBody(body);
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new DomainException('McpInvalidRequest', 'The body must be a JSON object {name, arguments}.', { field: 'body' });
       }
@@ -138,7 +212,8 @@ export class McpHttpService {
       }
       params = { name, arguments: args };
     }
-    const answer: ShortcutAnswer = await this.tools.shortcut(caller, route, params);
+    const toolRequest: ToolRequest = { caller, selection, calls: typeof params.name === 'string' ? [params.name] : [] };
+    const answer: ShortcutAnswer = await this.tools.shortcut(toolRequest, route, params);
     if (answer.error) return this.json(response, 400, { error: answer.error });
     const { _meta, ...result } = answer.result ?? {};
     return this.json(response, 200, result);
@@ -158,8 +233,8 @@ function header(request: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The request body as JSON: 413 beyond 1 MiB, 422 when it is not JSON. */
-async function readJson(request: IncomingMessage): Promise<unknown> {
+/** The request body: 413 beyond 1 MiB. */
+async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -167,8 +242,14 @@ async function readJson(request: IncomingMessage): Promise<unknown> {
     if (size > BODY_LIMIT_BYTES) throw new DomainException('PayloadTooLarge', 'The request body exceeds 1 MiB.');
     chunks.push(chunk as Buffer);
   }
+  return Buffer.concat(chunks);
+}
+
+/** The request body as JSON: 413 beyond 1 MiB, 422 when it is not JSON. */
+async function readJson(request: IncomingMessage): Promise<unknown> {
+  const raw = await readBody(request);
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    return JSON.parse(raw.toString('utf8'));
   } catch {
     throw new DomainException('MalformedJson', 'The request body could not be parsed as JSON.');
   }

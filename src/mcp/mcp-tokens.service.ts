@@ -19,6 +19,8 @@ export interface CreateMcpTokenInput {
 /** Who is calling the tool server, as it stands at this request. */
 export interface McpCaller {
   tokenId: string;
+  /** The token's public prefix, for logs. */
+  prefix: string;
   tenantId: string;
   userId: string;
   /** Tool names the token names, or `['*']`. */
@@ -91,7 +93,7 @@ export class McpTokensService {
     if (!secretMatchesStored(parsed.secret, row?.secret_hash) || !row || row.revoked_at !== null || !row.tenant_active || (tenant !== row.tenant_slug && tenant !== row.tenant_id)) {
       throw unauthenticated();
     }
-    return { tokenId: row.id, tenantId: row.tenant_id, userId: row.user_id, tools: row.tools, permissions: row.permissions };
+    return { tokenId: row.id, prefix: parsed.prefix, tenantId: row.tenant_id, userId: row.user_id, tools: row.tools, permissions: row.permissions };
   }
 }
 

@@ -1,9 +1,12 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { type AuthInfo, type CallToolResult, createMcpHandler, type McpHttpHandler, McpServer } from '@modelcontextprotocol/server';
 import { AccessService } from '../platform/access/access.service.js';
+import { Counter } from 'prom-client';
 import { DomainException } from '../platform/errors/domain.exception.js';
+import { Metrics } from '../platform/metrics/metrics.service.js';
 import type { McpCaller } from './mcp-tokens.service.js';
-import { type AgentTool, ToolCatalog } from './tools/tool-catalog.js';
+import { type AgentTool, COMPACT_TOOL_NAMES, ToolCatalog } from './tools/tool-catalog.js';
+import type { ToolSelection } from './tools/tool-selection.js';
 
 /** The MCP revision of 2026 (stateless, `_meta` on every request); 2025 clients are served too. */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -14,9 +17,9 @@ export const SERVER_CAPABILITIES = { tools: { listChanged: false } };
 export const TOOLS_LIST_TTL_MS = 60_000;
 
 const INSTRUCTIONS =
-  'Read-only access to one company\'s finance, fleet, HR, support and document data. Start with a summarise_<area> tool for ' +
-  'totals, use search_<resource> to find records by number, name or e-mail, get_<resource> for one record by id, and ' +
-  'list_/recent_ for pages (follow next_cursor for more). Money is in minor units with its currency.';
+  "Read-only access to one company's finance, fleet, HR, support and document data. Start with summarise for totals, " +
+  'search_records to find records by number, name or e-mail, get_record for one record by id, and list_records or ' +
+  'recent_changes for pages (follow next_cursor). Money is in minor units with its currency.';
 
 const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 
@@ -26,22 +29,41 @@ export interface ShortcutAnswer {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** Who asks, what the connection selected, and the tools the request calls (from its body). */
+export interface ToolRequest {
+  readonly caller: McpCaller;
+  readonly selection: ToolSelection;
+  readonly calls: readonly string[];
+}
+
 /**
  * The MCP server of one request: the SDK's stateless handler builds a fresh McpServer per
  * request from the caller, registering exactly the tools the caller may use now (named by the
- * token, permission held by its person). Any other tool is unknown to that server, so a refused
- * tool and a non-existent one get the same JSON-RPC error -32602 and never data.
+ * token, permission held by its person, within the connection's toolsets). Any other tool is
+ * unknown to that server, so a refused tool and a non-existent one get the same JSON-RPC error
+ * -32602 and never data.
  */
 @Injectable()
 export class ToolServer implements OnModuleDestroy {
   readonly handler: McpHttpHandler;
   private readonly logger = new Logger(ToolServer.name);
 
+  private readonly calls: Counter<'tool' | 'outcome'>;
+
   constructor(
     @Inject(ToolCatalog) private readonly catalog: ToolCatalog,
     @Inject(AccessService) private readonly access: AccessService,
+    @Inject(Metrics) metrics: Metrics,
   ) {
-    this.handler = createMcpHandler(({ authInfo }) => this.serverFor(callerOf(authInfo)), {
+    this.calls = metrics.once('mcp_tool_calls_total', () =>
+      new Counter({
+        name: 'mcp_tool_calls_total',
+        help: 'Agent-tool calls by tool and outcome (ok, refused: an isError result for the arguments, failed: an unexpected error)',
+        labelNames: ['tool', 'outcome'] as const,
+        registers: [metrics.registry],
+      }),
+    );
+    this.handler = createMcpHandler(({ authInfo }) => this.serverFor(requestOf(authInfo)), {
       responseMode: 'json',
       onerror: (error) => this.logger.debug(`MCP request refused: ${error.message}`),
     });
@@ -53,20 +75,55 @@ export class ToolServer implements OnModuleDestroy {
   }
 
   /** What the SDK passes through to the per-request factory. */
-  authInfo(caller: McpCaller): AuthInfo {
-    return { token: caller.tokenId, clientId: caller.tokenId, scopes: caller.tools, extra: { caller } };
+  authInfo(request: ToolRequest): AuthInfo {
+    return { token: request.caller.tokenId, clientId: request.caller.tokenId, scopes: request.caller.tools, extra: { request } };
   }
 
-  /** The tools this caller may use now, in catalogue order. */
-  toolsFor(caller: McpCaller): AgentTool[] {
-    return this.catalog.tools.filter((tool) => this.access.toolRefusal(caller, tool.name, tool.scopes) === null);
+  /** Whether a name is a tool of this server, for X-MCP-Tools. */
+  isTool(name: string): boolean {
+    return COMPACT_TOOL_NAMES.includes(name) || this.catalog.resourceTool(name) !== undefined;
+  }
+
+  toolNames(): string[] {
+    return [...COMPACT_TOOL_NAMES, ...this.catalog.resourceTools.map((tool) => tool.name)];
+  }
+
+  /**
+   * The tools `tools/list` shows this connection now: the compact tools over what it may read,
+   * or, when it named tools (X-MCP-Tools), those of them it may use, in catalogue order.
+   */
+  toolsFor(caller: McpCaller, selection: ToolSelection): AgentTool[] {
+    const usable = this.usable(caller, selection);
+    const compact = this.catalog.compactTools(usable);
+    if (selection.tools === null) return compact;
+    const named = new Set(selection.tools);
+    return [...compact.filter((tool) => named.has(tool.name)), ...this.catalog.resourceTools.filter((tool) => named.has(tool.name) && usable(tool))];
+  }
+
+  /**
+   * The tools one request may run: those listed, plus, when the connection named none, the
+   * resource tools it calls by name (tokens grant them; clients written for them keep working).
+   */
+  private callable(request: ToolRequest): AgentTool[] {
+    const listed = this.toolsFor(request.caller, request.selection);
+    if (request.selection.tools !== null) return listed;
+    const usable = this.usable(request.caller, request.selection);
+    const called = request.calls.flatMap((name) => {
+      const tool = this.catalog.resourceTool(name);
+      return tool && usable(tool) ? [tool] : [];
+    });
+    return [...listed, ...called];
+  }
+
+  private usable(caller: McpCaller, selection: ToolSelection): (tool: AgentTool) => boolean {
+    return (tool) => (selection.toolsets === null || selection.toolsets.has(tool.area)) && this.access.toolRefusal(caller, tool.name, tool.scopes) === null;
   }
 
   /**
    * A REST shortcut: the same JSON-RPC method through the same SDK handler (a 2026-07-28
    * request built here), so shortcut and JSON-RPC answers cannot differ.
    */
-  async shortcut(caller: McpCaller, method: 'tools/list' | 'tools/call', params: Record<string, unknown>): Promise<ShortcutAnswer> {
+  async shortcut(request: ToolRequest, method: 'tools/list' | 'tools/call', params: Record<string, unknown>): Promise<ShortcutAnswer> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
@@ -79,22 +136,23 @@ export class ToolServer implements OnModuleDestroy {
       'io.modelcontextprotocol/clientInfo': { name: 'rest-shortcut', version: '1' },
       'io.modelcontextprotocol/clientCapabilities': {},
     };
-    const request = new Request('http://localhost/mcp', {
+    const rpc = new Request('http://localhost/mcp', {
       method: 'POST',
       headers,
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta } }),
     });
-    const response = await this.handler.fetch(request, { authInfo: this.authInfo(caller) });
+    const response = await this.handler.fetch(rpc, { authInfo: this.authInfo(request) });
     return (await response.json()) as ShortcutAnswer;
   }
 
-  private serverFor(caller: McpCaller): McpServer {
+  private serverFor(request: ToolRequest): McpServer {
+    const { caller } = request;
     const server = new McpServer(SERVER_INFO, {
       capabilities: SERVER_CAPABILITIES,
       instructions: INSTRUCTIONS,
       cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
     });
-    for (const tool of this.toolsFor(caller)) {
+    for (const tool of this.callable(request)) {
       server.registerTool(
         tool.name,
         { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { title: tool.title, ...ANNOTATIONS } },
@@ -104,25 +162,36 @@ export class ToolServer implements OnModuleDestroy {
     return server;
   }
 
-  /** structuredContent plus the same JSON as text; an expected failure is an isError result naming the argument. */
+  /**
+   * structuredContent plus the same JSON as text; an expected failure is an isError result naming
+   * the argument. Each call is counted and logged with the tool and the token's public prefix.
+   */
   private async call(tool: AgentTool, caller: McpCaller, args: Record<string, unknown>): Promise<CallToolResult> {
+    const started = performance.now();
+    const done = (outcome: 'ok' | 'refused' | 'failed') => {
+      this.calls.inc({ tool: tool.name, outcome });
+      this.logger.log({ tool: tool.name, token_prefix: caller.prefix, outcome, duration_ms: Math.round(performance.now() - started) }, 'tool call');
+    };
     try {
       const result = await tool.run(caller.tenantId, args);
+      done('ok');
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
       if (error instanceof DomainException) {
+        done('refused');
         const field = typeof error.extras.field === 'string' ? `${error.extras.field}: ` : '';
         return { isError: true, content: [{ type: 'text', text: `${field}${error.message}` }] };
       }
+      done('failed');
       this.logger.error(error instanceof Error ? error : new Error(String(error)), `tool ${tool.name} failed`);
       return { isError: true, content: [{ type: 'text', text: 'The tool failed unexpectedly; try again later.' }] };
     }
   }
 }
 
-function callerOf(authInfo: AuthInfo | undefined): McpCaller {
-  const caller = authInfo?.extra?.caller as McpCaller | undefined;
+function requestOf(authInfo: AuthInfo | undefined): ToolRequest {
+  const request = authInfo?.extra?.request as ToolRequest | undefined;
   // The HTTP layer authenticates before the SDK sees a request; no caller means a wiring fault.
-  if (!caller) throw new Error('MCP request reached the SDK without an authenticated caller');
-  return caller;
+  if (!request) throw new Error('MCP request reached the SDK without an authenticated caller');
+  return request;
 }

@@ -122,7 +122,7 @@ describe('invoice list: plain-SQL page equals the generic reader (e2e)', () => {
 
   it('answers the list_invoices tool as the generic reader would', async () => {
     const tools = (resource: Resource) =>
-      new ToolCatalog({ resources: [resource], summaries: [] }, reader, api.app.get(TenantData)).tools.find((tool) => tool.name === 'list_invoices')!;
+      new ToolCatalog({ resources: [resource], summaries: [] }, reader, api.app.get(TenantData)).resourceTool('list_invoices')!;
     let args: Record<string, unknown> = { limit: 7 };
     for (let call = 0; call < 3; call++) {
       const fast = await tools(invoicesResource).run(session.tenant.id, args);

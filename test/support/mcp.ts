@@ -26,16 +26,16 @@ export function credentials(token: string, tenant: string): Record<string, strin
 }
 
 /** The SDK v2 client, pinned to the 2026-07-28 revision (stateless, `_meta` on every request). */
-export async function modernClient(base: string, token: string, tenant: string): Promise<Client> {
+export async function modernClient(base: string, token: string, tenant: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'e2e-modern', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: credentials(token, tenant) } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { ...credentials(token, tenant), ...headers } } }));
   return client;
 }
 
 /** The 1.x SDK client most hosts ship, speaking 2025-11-25 over Streamable HTTP. */
-export async function legacyClient(base: string, token: string, tenant: string): Promise<LegacyClient> {
+export async function legacyClient(base: string, token: string, tenant: string, headers: Record<string, string> = {}): Promise<LegacyClient> {
   const client = new LegacyClient({ name: 'e2e-legacy', version: '1.0.0' });
-  await client.connect(new LegacyTransport(new URL(`${base}/mcp`), { requestInit: { headers: credentials(token, tenant) } }));
+  await client.connect(new LegacyTransport(new URL(`${base}/mcp`), { requestInit: { headers: { ...credentials(token, tenant), ...headers } } }));
   return client;
 }
 

@@ -23,3 +23,24 @@ export function countWithinBudget(items: readonly unknown[], budget: number): nu
   }
   return items.length;
 }
+
+/**
+ * A list item as a model needs it: no null members or empty arrays, and each array of records
+ * inside it (an invoice's lines) replaced by its count (`line_count`), unless `fields` names it.
+ * With `fields`, only `id` and those members.
+ */
+export function leanItem(item: Record<string, unknown>, fields?: readonly string[]): Record<string, unknown> {
+  const lean: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(withoutNulls(item))) {
+    if (fields && name !== 'id' && !fields.includes(name)) continue;
+    if (Array.isArray(value)) {
+      if (value.length === 0) continue;
+      if (!fields?.includes(name) && value.every((entry) => typeof entry === 'object' && entry !== null)) {
+        lean[`${name.replace(/s$/, '')}_count`] = value.length;
+        continue;
+      }
+    }
+    lean[name] = value;
+  }
+  return lean;
+}

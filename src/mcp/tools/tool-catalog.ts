@@ -2,11 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import * as z from 'zod';
 import type { Scope } from '../../platform/catalog/scopes.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
-import { type AreaSummary, pluralLabel, type ReadResource } from '../../platform/resources/read-resource.js';
+import { type Area, type AreaSummary, pluralLabel, type ReadResource } from '../../platform/resources/read-resource.js';
 import { ResourceReader } from '../../platform/resources/resource-reader.service.js';
+import { DomainException } from '../../platform/errors/domain.exception.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
 import { itemSchema } from './item-schema.js';
-import { countWithinBudget, withoutNulls } from './lean.js';
+import { countWithinBudget, leanItem, withoutNulls } from './lean.js';
 
 /** The registry the tools are derived from, supplied by the composition (src/app). */
 export const TOOL_SOURCES = Symbol('TOOL_SOURCES');
@@ -16,10 +17,13 @@ export interface ToolSources {
 }
 
 /** Items per page when a call names no `limit`, and the most a call may ask for. */
-export const DEFAULT_TOOL_LIMIT = 20;
+export const DEFAULT_TOOL_LIMIT = 10;
 export const MAX_TOOL_LIMIT = 50;
-/** JSON bytes of items one call answers at most (about 12k tokens); a page that would exceed it is cut short. */
-export const RESULT_BUDGET_BYTES = 48_000;
+/**
+ * JSON bytes of items one call answers at most (about 2,200 tokens); a page that would exceed it
+ * is cut short. With the page's cursor and hint, a result stays within 10,000 bytes.
+ */
+export const RESULT_BUDGET_BYTES = 9_000;
 /** `recent_*` without `since` looks back this far. */
 export const DEFAULT_RECENT_DAYS = 7;
 
@@ -32,6 +36,8 @@ export interface AgentTool {
   readonly output: z.ZodObject;
   /** Read scopes whose permissions the token's person must hold. */
   readonly scopes: readonly Scope[];
+  /** The area it reads, for toolsets (X-MCP-Toolsets). */
+  readonly area: Area;
   readonly run: (tenantId: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
 }
 
@@ -42,82 +48,156 @@ const limit = z
   .max(MAX_TOOL_LIMIT)
   .optional()
   .describe(`How many records to return (1-${MAX_TOOL_LIMIT}, default ${DEFAULT_TOOL_LIMIT}).`);
-const cursor = z.string().min(1).max(1000).optional().describe('The next_cursor of the previous call of this same tool, to get the following records.');
+const cursor = z.string().min(1).max(1000).optional().describe('The next_cursor of the previous call, with the same other arguments, to get the following records.');
+const fields = z
+  .array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/))
+  .min(1)
+  .max(40)
+  .optional()
+  .describe('Members to return besides id (default: all but nested records, which are counted: line_count). Name `lines` to get them.');
+const since = z.iso
+  .datetime({ offset: true })
+  .optional()
+  .describe(`RFC 3339 date-time, e.g. 2026-05-01T00:00:00Z (default: ${DEFAULT_RECENT_DAYS} days ago).`);
+
+/** The compact tools' names. */
+export const COMPACT_TOOL_NAMES: readonly string[] = ['list_records', 'get_record', 'search_records', 'recent_changes', 'summarise'];
+
+/** A record as the generic tools answer it: its members depend on the resource. */
+const anyRecord = z.looseObject({ id: z.string(), resource: z.string().optional() });
+const pageOf = (item: z.ZodType) =>
+  z.object({
+    data: z.array(item),
+    next_cursor: z.string().optional().describe('Present when there are more records: pass it as `cursor` with the same other arguments.'),
+    hint: z.string().optional(),
+  });
+
+/** A list item's schema: nested records may be replaced by their count (leanItem). */
+function listItem(item: z.ZodObject): z.ZodObject {
+  const counts: Record<string, z.ZodType> = {};
+  for (const [name, member] of Object.entries(item.shape)) {
+    const inner = member instanceof z.ZodOptional ? member.unwrap() : member;
+    if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
+      counts[`${name.replace(/s$/, '')}_count`] = z.number().int().optional().describe(`How many ${name}; name ${name} in fields to get them.`);
+    }
+  }
+  return item.extend(counts);
+}
+
+/** Ranks a search hit: a member equal to the query, then one starting with it, then any. */
+function rank(item: Record<string, unknown>, columns: readonly string[], query: string): number {
+  const wanted = query.trim().toLowerCase();
+  let best = 1;
+  for (const column of columns) {
+    const value = item[column];
+    if (typeof value !== 'string') continue;
+    const text = value.toLowerCase();
+    if (text === wanted) return 3;
+    if (text.startsWith(wanted)) best = 2;
+  }
+  return best;
+}
 
 /**
- * Every tool of the agent-tool server, derived from the resource registry: per resource
- * `list_`, `get_`, `search_` and `recent_`, then one `summarise_<area>` per area. The order is
- * fixed, so `tools/list` answers the same list every time.
+ * The agent-tool server's tools, derived from the resource registry, in two forms:
+ *
+ * - **Resource tools**, per resource `list_`, `get_`, `search_` and `recent_<resource>`, and
+ *   `summarise_<area>`: what a token grants (`mcp-token:create --tools`), each with the
+ *   resource's exact output schema. Listed only when a connection asks for them by name
+ *   (`X-MCP-Tools`); callable by name whenever the token grants them.
+ * - **Compact tools**, listed by default: `list_records`, `get_record`, `search_records`,
+ *   `recent_changes` and `summarise`, whose `resource` (or `area`) argument is an enum of what
+ *   the caller may read. A call is allowed exactly when the resource tool it stands for is.
+ *
+ * The order is fixed, so `tools/list` answers the same list every time.
  */
 @Injectable()
 export class ToolCatalog {
-  readonly tools: readonly AgentTool[];
+  /** Every resource tool, in registry order, then the summaries. */
+  readonly resourceTools: readonly AgentTool[];
+  private readonly byName: ReadonlyMap<string, AgentTool>;
+  private readonly resources: readonly ReadResource<any, any>[];
+  private readonly summaries: readonly AreaSummary[];
+  /** Per resource: the members its items have, for `fields`. */
+  private readonly members: ReadonlyMap<string, ReadonlySet<string>>;
 
   constructor(
     @Inject(TOOL_SOURCES) sources: ToolSources,
     @Inject(ResourceReader) private readonly reader: ResourceReader,
     @Inject(TenantData) private readonly data: TenantData,
   ) {
-    this.tools = [...sources.resources.flatMap((resource) => this.resourceTools(resource)), ...sources.summaries.map((summary) => this.summaryTool(summary))];
+    this.resources = sources.resources;
+    this.summaries = sources.summaries;
+    this.members = new Map(sources.resources.map((resource) => [resource.name, new Set(Object.keys(itemSchema(resource.item).shape))]));
+    this.resourceTools = [...sources.resources.flatMap((resource) => this.resourceToolsOf(resource)), ...sources.summaries.map((summary) => this.summaryTool(summary))];
+    this.byName = new Map(this.resourceTools.map((tool) => [tool.name, tool]));
   }
 
-  private resourceTools(resource: ReadResource<any, any>): AgentTool[] {
+  /** A resource tool by name. */
+  resourceTool(name: string): AgentTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /**
+   * The compact tools over the resource tools `usable` allows, each left out when it would
+   * cover nothing. Built per request: the enums are the caller's.
+   */
+  compactTools(usable: (tool: AgentTool) => boolean): AgentTool[] {
+    const readable = (verb: string) => this.resources.filter((resource) => usable(this.byName.get(`${verb}_${resource.name}`)!));
+    const tools: AgentTool[] = [];
+    const listable = readable('list');
+    if (listable.length > 0) tools.push(this.listRecords(listable));
+    const gettable = readable('get');
+    if (gettable.length > 0) tools.push(this.getRecord(gettable));
+    const searchable = readable('search');
+    if (searchable.length > 0) tools.push(this.searchRecords(searchable));
+    const recent = readable('recent');
+    if (recent.length > 0) tools.push(this.recentChanges(recent));
+    const areas = this.summaries.filter((summary) => usable(this.byName.get(`summarise_${summary.area}`)!));
+    if (areas.length > 0) tools.push(this.summarise(areas));
+    return tools;
+  }
+
+  private resourceToolsOf(resource: ReadResource<any, any>): AgentTool[] {
     const plural = pluralLabel(resource);
     const item = itemSchema(resource.item);
-    const pageOutput = z.object({
-      data: z.array(item),
-      next_cursor: z.string().optional().describe('Present when there are more records: pass it as `cursor` to the same tool.'),
-      hint: z.string().optional(),
-    });
-    const pageOf = (tool: string, tenantId: string, fetch: (page: PageRequest) => Promise<Page<object>>) => (args: Record<string, unknown>) =>
-      this.cappedPage(tool, fetch, { limit: args.limit as number | undefined, cursor: args.cursor as string | undefined, holder: `${tenantId}/mcp` });
-    const common = { scopes: [resource.scope], output: pageOutput };
+    const common = { scopes: [resource.scope], area: resource.area, output: pageOf(listItem(item)) };
     const searched = resource.searchable.join(', ');
     return [
       {
         ...common,
         name: `list_${resource.name}`,
         title: `List ${plural}`,
-        description: `Lists the company's ${plural}, newest first. ${resource.description} Null fields are left out. When the answer has next_cursor, more exist: call again with cursor=next_cursor.`,
-        input: z.object({ limit, cursor }).strict(),
-        run: (tenantId, args) => pageOf(`list_${resource.name}`, tenantId, (page) => this.reader.list(resource, tenantId, page))(args),
+        description: `Lists the company's ${plural}, newest first. ${resource.description}`,
+        input: z.object({ limit, cursor, fields }).strict(),
+        run: (tenantId, args) => this.page(resource, `list_${resource.name}`, args, (page) => this.reader.list(resource, tenantId, page), tenantId),
       },
       {
         ...common,
         name: `get_${resource.name}`,
         title: `Get ${resource.article} ${resource.singular}`,
-        description: `Gets one ${resource.singular} by its id (a UUID, as found in list_, search_ or recent_ results or in another record's *_id field). ${resource.description}`,
-        input: z.object({ id: z.guid().describe(`The ${resource.singular}'s id.`) }).strict(),
+        description: `Gets one ${resource.singular} by its id, nested records included. ${resource.description}`,
+        input: z.object({ id: z.guid().describe(`The ${resource.singular}'s id.`), fields }).strict(),
         output: item,
-        run: async (tenantId, args) => withoutNulls(await this.reader.get(resource, tenantId, args.id as string)) as Record<string, unknown>,
+        run: (tenantId, args) => this.get(resource, tenantId, args),
       },
       {
         ...common,
         name: `search_${resource.name}`,
         title: `Search ${plural}`,
-        description: `Finds ${plural} by text: every word of the query must appear in ${searched} (case-insensitive, part of a word is enough), newest first. ${resource.description}`,
-        input: z
-          .object({ query: z.string().trim().min(1).max(200).describe(`Words to look for in ${searched}.`), limit, cursor })
-          .strict(),
+        description: `Finds ${plural} whose ${searched} contain every word of the query (case-insensitive), newest first.`,
+        input: z.object({ query: z.string().trim().min(1).max(200).describe(`Words to look for in ${searched}.`), limit, cursor, fields }).strict(),
         run: (tenantId, args) =>
-          pageOf(`search_${resource.name}`, tenantId, (page) => this.reader.search(resource, tenantId, args.query as string, page))(args),
+          this.page(resource, `search_${resource.name}`, args, (page) => this.reader.search(resource, tenantId, args.query as string, page), tenantId),
       },
       {
         ...common,
         name: `recent_${resource.name}`,
         title: `Recent ${resource.singular} changes`,
-        description: `Lists ${plural} created or changed since a point in time, most recently changed first: use it for "what changed" questions. Without since, the last ${DEFAULT_RECENT_DAYS} days.`,
-        input: z
-          .object({
-            since: z.iso.datetime({ offset: true }).optional().describe(`RFC 3339 date-time, e.g. 2026-05-01T00:00:00Z (default: ${DEFAULT_RECENT_DAYS} days ago).`),
-            limit,
-            cursor,
-          })
-          .strict(),
-        run: (tenantId, args) => {
-          const since = args.since === undefined ? new Date(Date.now() - DEFAULT_RECENT_DAYS * 86_400_000) : new Date(args.since as string);
-          return pageOf(`recent_${resource.name}`, tenantId, (page) => this.reader.recent(resource, tenantId, since, page))(args);
-        },
+        description: `Lists ${plural} created or changed since a time, most recently changed first.`,
+        input: z.object({ since, limit, cursor, fields }).strict(),
+        run: (tenantId, args) =>
+          this.page(resource, `recent_${resource.name}`, args, (page) => this.reader.recent(resource, tenantId, sinceOf(args), page), tenantId),
       },
     ];
   }
@@ -130,29 +210,179 @@ export class ToolCatalog {
       input: z.object({}).strict(),
       output: summary.output as z.ZodObject,
       scopes: summary.scopes,
+      area: summary.area,
       run: async (tenantId) => (await summary.compute(this.data.forTenant(tenantId))) as Record<string, unknown>,
     };
   }
 
+  private listRecords(resources: readonly ReadResource<any, any>[]): AgentTool {
+    return {
+      ...this.compactCommon(resources),
+      name: 'list_records',
+      title: 'List records',
+      description: 'Lists one kind of record, newest first, 10 at a time (follow next_cursor). Use search_records to find records by text, get_record for one by id.',
+      input: z.object({ resource: resourceEnum(resources), limit, cursor, fields }).strict(),
+      output: pageOf(anyRecord),
+      run: (tenantId, args) => this.byName.get(`list_${args.resource as string}`)!.run(tenantId, args),
+    };
+  }
+
+  private getRecord(resources: readonly ReadResource<any, any>[]): AgentTool {
+    return {
+      ...this.compactCommon(resources),
+      name: 'get_record',
+      title: 'Get a record',
+      description: "Gets one record by its id (from another result, or another record's *_id member), nested records included.",
+      input: z.object({ resource: resourceEnum(resources), id: z.guid().describe("The record's id."), fields }).strict(),
+      output: anyRecord,
+      run: (tenantId, args) => this.byName.get(`get_${args.resource as string}`)!.run(tenantId, args),
+    };
+  }
+
+  private searchRecords(resources: readonly ReadResource<any, any>[]): AgentTool {
+    return {
+      ...this.compactCommon(resources),
+      name: 'search_records',
+      title: 'Search records',
+      description:
+        'Finds records by number, name, e-mail, registration or subject: every word of the query must appear. Searches all kinds (or those in resources) and ranks exact matches first. Each item names its resource.',
+      input: z
+        .object({
+          query: z.string().trim().min(1).max(200).describe('Words to look for.'),
+          resources: z.array(resourceEnum(resources)).min(1).optional().describe('Kinds of record to search (default: all).'),
+          limit,
+          cursor: cursor.describe('With exactly one resource: the next_cursor of the previous call.'),
+          fields,
+        })
+        .strict(),
+      output: pageOf(anyRecord),
+      run: (tenantId, args) => this.merged('search', resources, tenantId, args, (item, resource) => rank(item, resource.searchable, args.query as string)),
+    };
+  }
+
+  private recentChanges(resources: readonly ReadResource<any, any>[]): AgentTool {
+    return {
+      ...this.compactCommon(resources),
+      name: 'recent_changes',
+      title: 'Recent changes',
+      description: `Records created or changed since a time (default ${DEFAULT_RECENT_DAYS} days ago), most recent first, across all kinds or those in resources: for "what changed" questions. Each item names its resource.`,
+      input: z
+        .object({
+          resources: z.array(resourceEnum(resources)).min(1).optional().describe('Kinds of record to include (default: all).'),
+          since,
+          limit,
+          cursor: cursor.describe('With exactly one resource: the next_cursor of the previous call.'),
+          fields,
+        })
+        .strict(),
+      output: pageOf(anyRecord),
+      run: (tenantId, args) => this.merged('recent', resources, tenantId, args, () => 0),
+    };
+  }
+
+  private summarise(areas: readonly AreaSummary[]): AgentTool {
+    return {
+      name: 'summarise',
+      title: 'Summarise an area',
+      description: 'Totals and counts of one business area (open invoices and amounts, vehicles due, headcount, open tickets, documents): start here for overview questions.',
+      input: z.object({ area: z.enum(areas.map((summary) => summary.area) as [Area, ...Area[]]).describe('The business area.') }).strict(),
+      output: z.looseObject({}),
+      scopes: [...new Set(areas.flatMap((summary) => summary.scopes))],
+      area: areas[0].area,
+      run: (tenantId, args) => this.byName.get(`summarise_${args.area as string}`)!.run(tenantId, args),
+    };
+  }
+
+  private compactCommon(resources: readonly ReadResource<any, any>[]): Pick<AgentTool, 'scopes' | 'area'> {
+    return { scopes: [...new Set(resources.map((resource) => resource.scope))], area: resources[0].area };
+  }
+
+  private async get(resource: ReadResource<any, any>, tenantId: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const wanted = this.fieldsOf(resource, args);
+    const item = withoutNulls(await this.reader.get(resource, tenantId, args.id as string)) as Record<string, unknown>;
+    return wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'id' || wanted.includes(name))) : item;
+  }
+
+  /** The `fields` argument, checked against the resource's members. */
+  private fieldsOf(resource: ReadResource<any, any>, args: Record<string, unknown>): string[] | undefined {
+    const wanted = args.fields as string[] | undefined;
+    const unknown = wanted?.filter((name) => !this.members.get(resource.name)!.has(name)) ?? [];
+    if (unknown.length > 0) {
+      throw new DomainException('InvalidInput', `${resource.name} have no member ${unknown.join(', ')}.`, { field: 'fields', code: 'invalid_format' });
+    }
+    return wanted;
+  }
+
   /**
-   * One page, without nulls, within the byte budget: a page that would exceed it is fetched
-   * again with fewer items, so its next_cursor continues right after the last item shown.
+   * One page of lean items within the byte budget: a page that would exceed it is fetched again
+   * with fewer items, so its next_cursor continues right after the last item shown.
    */
-  private async cappedPage(
+  private async page(
+    resource: ReadResource<any, any>,
     tool: string,
+    args: Record<string, unknown>,
     fetch: (page: PageRequest) => Promise<Page<object>>,
-    /** `holder`: whose cursors these are (the company, through the agent-tool server), so another company's are refused. */
-    requested: { limit: number | undefined; cursor: string | undefined; holder: string },
+    tenantId: string,
   ): Promise<Record<string, unknown>> {
-    const { cursor, holder } = requested;
-    let page = await fetch({ limit: requested.limit ?? DEFAULT_TOOL_LIMIT, cursor, holder });
-    let data = page.data.map(withoutNulls);
+    const wanted = this.fieldsOf(resource, args);
+    const cursor = args.cursor as string | undefined;
+    // Whose cursors these are (the company, through the agent-tool server), so another company's are refused.
+    const holder = `${tenantId}/mcp`;
+    const lean = (page: Page<object>) => page.data.map((item) => leanItem(item as Record<string, unknown>, wanted));
+    let page = await fetch({ limit: (args.limit as number | undefined) ?? DEFAULT_TOOL_LIMIT, cursor, holder });
+    let data = lean(page);
     const fits = countWithinBudget(data, RESULT_BUDGET_BYTES);
     if (fits < data.length) {
       page = await fetch({ limit: fits, cursor, holder });
-      data = page.data.map(withoutNulls);
+      data = lean(page);
     }
     if (!page.next_cursor) return { data };
     return { data, next_cursor: page.next_cursor, hint: `More results: call ${tool} again with the same arguments and cursor set to next_cursor.` };
   }
+
+  /**
+   * search_records and recent_changes: with one resource (the only way to page), its tool's page;
+   * otherwise the first page of each resource, merged by `score` then most recent, cut to the
+   * limit and the byte budget, each item naming its resource.
+   */
+  private async merged(
+    verb: 'search' | 'recent',
+    allowed: readonly ReadResource<any, any>[],
+    tenantId: string,
+    args: Record<string, unknown>,
+    score: (item: Record<string, unknown>, resource: ReadResource<any, any>) => number,
+  ): Promise<Record<string, unknown>> {
+    const names = (args.resources as string[] | undefined) ?? allowed.map((resource) => resource.name);
+    const chosen = allowed.filter((resource) => names.includes(resource.name));
+    const tag = (resource: ReadResource<any, any>, items: unknown): Record<string, unknown>[] =>
+      (items as Record<string, unknown>[]).map((item) => ({ resource: resource.name, ...item }));
+    if (chosen.length === 1) {
+      const [resource] = chosen;
+      const page = await this.byName.get(`${verb}_${resource.name}`)!.run(tenantId, args);
+      return { ...page, data: tag(resource, page.data) };
+    }
+    if (args.cursor !== undefined) {
+      throw new DomainException('InvalidInput', 'cursor pages one kind of record: name exactly one in resources.', { field: 'cursor', code: 'invalid_format' });
+    }
+    const limit = (args.limit as number | undefined) ?? DEFAULT_TOOL_LIMIT;
+    const order = verb === 'search' ? 'created_at' : 'updated_at';
+    const pages = await Promise.all(chosen.map(async (resource) => ({ resource, page: await this.byName.get(`${verb}_${resource.name}`)!.run(tenantId, { ...args, limit }) })));
+    const hits = pages.flatMap(({ resource, page }) =>
+      tag(resource, page.data).map((item) => ({ item, score: score(item, resource), at: String(item[order] ?? '') })),
+    );
+    hits.sort((a, b) => b.score - a.score || b.at.localeCompare(a.at));
+    const data = hits.slice(0, limit).map((hit) => hit.item);
+    const shown = data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES));
+    const more = pages.filter(({ page }) => page.next_cursor !== undefined).map(({ resource }) => resource.name);
+    if (shown.length === hits.length && more.length === 0) return { data: shown };
+    return { data: shown, hint: 'More results: narrow the query, or name one resource in resources and page with next_cursor.' };
+  }
+}
+
+function resourceEnum(resources: readonly ReadResource<any, any>[]) {
+  return z.enum(resources.map((resource) => resource.name) as [string, ...string[]]).describe('The kind of record.');
+}
+
+function sinceOf(args: Record<string, unknown>): Date {
+  return args.since === undefined ? new Date(Date.now() - DEFAULT_RECENT_DAYS * 86_400_000) : new Date(args.since as string);
 }

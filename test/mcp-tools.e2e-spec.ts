@@ -1,0 +1,173 @@
+import type { Client } from '@modelcontextprotocol/client';
+import { READ_RESOURCES } from '../src/app/features.js';
+import { runCli } from './support/cli.js';
+import { credentials, modernClient, shortcut, startMcp, type TestMcp } from './support/mcp.js';
+
+interface Demo {
+  tenant: { id: string; slug: string };
+  mcp_token: string;
+}
+
+const text = (result: any): string => result.content[0].text as string;
+const enumOf = (tool: { inputSchema: { properties?: Record<string, any> } }): string[] =>
+  tool.inputSchema.properties!.resource?.enum ?? tool.inputSchema.properties!.resources?.items?.enum ?? tool.inputSchema.properties!.area?.enum;
+
+/** The compact tool set, toolsets per connection, lean results and hostile arguments (issue 17). */
+describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
+  let mcp: TestMcp;
+  let demo: Demo;
+  let client: Client;
+
+  /** A raw JSON-RPC POST /mcp, as a 2026-07-28 client sends it. */
+  const rpc = async (body: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${mcp.base}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...credentials(demo.mcp_token, demo.tenant.slug),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        ...headers,
+      },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  beforeAll(async () => {
+    demo = (await runCli('seed:demo', '--records', '25')).json as unknown as Demo;
+    mcp = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '1000' });
+    client = await modernClient(mcp.base, demo.mcp_token, demo.tenant.slug);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await mcp?.close();
+  });
+
+  it('lists at most 20 tools in at most 32,000 bytes for a token with every tool, every resource reachable', async () => {
+    const listed = await shortcut(mcp.base, '/tools/list', credentials(demo.mcp_token, demo.tenant.slug));
+    const bytes = Buffer.byteLength(JSON.stringify(listed.body));
+    console.log(`tools/list: ${listed.body!.tools.length} tools, ${bytes} bytes (about ${Math.round(bytes / 4)} tokens)`);
+    expect(listed.body!.tools.length).toBeLessThanOrEqual(20);
+    expect(bytes).toBeLessThanOrEqual(32_000);
+    const reachable = listed.body!.tools.filter((tool: any) => tool.name !== 'summarise').map(enumOf);
+    for (const resources of reachable) expect(resources).toEqual(READ_RESOURCES.map((resource) => resource.name));
+  });
+
+  describe('toolsets per connection', () => {
+    it('narrows X-MCP-Toolsets: finance,hr to those areas, for listing and for calling', async () => {
+      const narrowed = await modernClient(mcp.base, demo.mcp_token, demo.tenant.slug, { 'X-MCP-Toolsets': 'finance, hr' });
+      try {
+        const { tools } = await narrowed.listTools();
+        const inAreas = READ_RESOURCES.filter((resource) => ['finance', 'hr'].includes(resource.area)).map((resource) => resource.name);
+        for (const tool of tools) expect([tool.name, enumOf(tool)]).toEqual([tool.name, tool.name === 'summarise' ? ['finance', 'hr'] : inAreas]);
+        expect((await narrowed.callTool({ name: 'list_records', arguments: { resource: 'employees' } })).isError).toBeFalsy();
+        expect((await narrowed.callTool({ name: 'list_records', arguments: { resource: 'vehicles' } })).isError).toBe(true);
+        await expect(narrowed.callTool({ name: 'list_vehicles', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      } finally {
+        await narrowed.close();
+      }
+    });
+
+    it('lists and allows exactly the tools X-MCP-Tools names, resource tools included', async () => {
+      const named = await modernClient(mcp.base, demo.mcp_token, demo.tenant.slug, { 'X-MCP-Tools': 'search_invoices,get_invoices,summarise' });
+      try {
+        expect((await named.listTools()).tools.map((tool) => tool.name)).toEqual(['summarise', 'get_invoices', 'search_invoices']);
+        expect((await named.callTool({ name: 'search_invoices', arguments: { query: 'INV' } })).isError).toBeFalsy();
+        await expect(named.callTool({ name: 'list_invoices', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      } finally {
+        await named.close();
+      }
+    });
+
+    it.each([
+      ['X-MCP-Toolsets', 'finance,payroll', /Unknown toolset payroll.*finance, fleet, hr, support, documents/],
+      ['X-MCP-Tools', 'list_records,drop_invoices', /Unknown tool drop_invoices/],
+    ])('answers an unknown name in %s with a JSON-RPC invalid-params error, not an empty list', async (name, value, message) => {
+      const answer = await rpc({ jsonrpc: '2.0', id: 7, method: 'tools/list' }, { [name]: value });
+      expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(message) } });
+      expect(answer.body.result).toBeUndefined();
+      const listed = await shortcut(mcp.base, '/tools/list', { ...credentials(demo.mcp_token, demo.tenant.slug), [name]: value });
+      expect(listed.status).toBe(400);
+      expect(listed.body).toEqual({ error: expect.objectContaining({ code: -32602, message: expect.stringMatching(message) }) });
+    });
+  });
+
+  describe('lean results', () => {
+    it('answers a default invoice list in at most 10,000 bytes: 10 items, no nulls or empty arrays, lines counted', async () => {
+      const result: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices' } });
+      const bytes = Buffer.byteLength(text(result));
+      console.log(`list_records(invoices): ${result.structuredContent.data.length} items, ${bytes} bytes (about ${Math.round(bytes / 4)} tokens)`);
+      expect(bytes).toBeLessThanOrEqual(10_000);
+      expect(result.structuredContent.data).toHaveLength(10);
+      expect(JSON.parse(text(result))).toEqual(result.structuredContent);
+      expect(text(result)).not.toMatch(/null|\[\]/);
+      for (const invoice of result.structuredContent.data) {
+        expect(invoice.lines).toBeUndefined();
+        expect(invoice.line_count).toBeGreaterThan(0);
+      }
+    });
+
+    it('gives the members `fields` names, lines in full when named, and refuses a member the resource lacks', async () => {
+      const chosen: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 2, fields: ['number', 'lines'] } });
+      for (const invoice of chosen.structuredContent.data) {
+        expect(Object.keys(invoice).sort()).toEqual(['id', 'lines', 'number'].filter((member) => member !== 'number' || invoice.number !== undefined).sort());
+        expect(invoice.lines.length).toBeGreaterThan(0);
+      }
+      const refused: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', fields: ['colour'] } });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/^fields: invoices have no member colour/);
+    });
+
+    it('searches across resources, each item naming its resource, exact matches first', async () => {
+      const listed: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', fields: ['number'] } });
+      const invoice = listed.structuredContent.data.find((item: { number?: string }) => item.number !== undefined);
+      const found: any = await client.callTool({ name: 'search_records', arguments: { query: invoice.number } });
+      expect(found.structuredContent.data[0]).toMatchObject({ resource: 'invoices', id: invoice.id });
+    });
+  });
+
+  describe('hostile arguments', () => {
+    const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+
+    it('refuses arguments nested 20,000 deep: invalid params on /mcp, 422 on /tools/call', async () => {
+      const onMcp = await rpc(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_records","arguments":${deep(20_000)}}}`);
+      expect(onMcp.status).toBe(200);
+      expect(onMcp.body).toMatchObject({ id: 3, error: { code: -32602, message: expect.stringMatching(/nested deeper than 64/) } });
+      const response = await fetch(`${mcp.base}/tools/call`, {
+        method: 'POST',
+        headers: { ...credentials(demo.mcp_token, demo.tenant.slug), 'content-type': 'application/json' },
+        body: `{"name":"list_records","arguments":${deep(20_000)}}`,
+      });
+      expect(response.status).toBe(422);
+      expect(await response.json()).toMatchObject({ detail_key: 'errors.common.validation.invalid_input', code: 'max_depth' });
+    });
+
+    const freeText = [
+      { name: 'search_records', arguments: { query: 'a\u0000b' }, argument: 'query' },
+      ...READ_RESOURCES.map((resource) => ({ name: `search_${resource.name}`, arguments: { query: 'a\u0000b' }, argument: 'query' })),
+      { name: 'list_records', arguments: { resource: 'invoices', cursor: 'x\u0000' }, argument: 'cursor' },
+    ];
+
+    it.each(freeText)('refuses U+0000 in $name, naming the argument, on /mcp and /tools/call', async ({ name, arguments: args, argument }) => {
+      const onMcp = await rpc({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name, arguments: args } });
+      expect(onMcp.body).toMatchObject({ id: 4, error: { code: -32602, message: `Invalid params: arguments.${argument} contains the character U+0000, which no record can hold.` } });
+      const called = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), { name, arguments: args });
+      expect(called.status).toBe(422);
+      expect(called.body).toMatchObject({ field: `arguments.${argument}`, code: 'invalid_character' });
+    });
+  });
+
+  it('names protocolVersion in the handshake, the newest revision served', async () => {
+    const body = (await (await fetch(`${mcp.base}/handshake`)).json()) as any;
+    expect(body.protocolVersion).toBe('2026-07-28');
+    expect(body.protocolVersions[0]).toBe(body.protocolVersion);
+  });
+
+  it('counts tool calls by tool and outcome, and times MCP requests in the HTTP histogram', async () => {
+    await client.callTool({ name: 'summarise', arguments: { area: 'fleet' } });
+    const metrics = await (await fetch(`${mcp.base}/metrics`)).text();
+    expect(metrics).toMatch(/mcp_tool_calls_total\{tool="summarise",outcome="ok"\} [1-9]/);
+    expect(metrics).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/mcp",status="200"\} [1-9]/);
+  });
+});
