@@ -158,6 +158,12 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
     });
   });
 
+  it('marks every 2026-07-28 result complete (resultType), as the revision asks', async () => {
+    const headers = credentials(demo.mcp_token, demo.tenant.slug);
+    expect((await shortcut(mcp.base, '/tools/list', headers)).body).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number), cacheScope: 'private' });
+    expect((await shortcut(mcp.base, '/tools/call', headers, { name: 'summarise', arguments: { area: 'hr' } })).body).toMatchObject({ resultType: 'complete' });
+  });
+
   it('names protocolVersion in the handshake, the newest revision served', async () => {
     const body = (await (await fetch(`${mcp.base}/handshake`)).json()) as any;
     expect(body.protocolVersion).toBe('2026-07-28');
