@@ -144,7 +144,10 @@ export class McpHttpService {
       if (error instanceof ToolSelectionRefused) return this.json(response, 200, { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: error.message, data: error.data } });
       if (!(error instanceof DomainException)) throw error;
       const field = typeof error.extras.field === 'string' ? error.extras.field.replace(/^params\./, '') : undefined;
-      const message = field === undefined ? 'Invalid params: the request is nested deeper than 64 levels.' : `Invalid params: ${field} contains the character U+0000, which no record can hold.`;
+      const message =
+        error.extras.code === 'max_depth'
+          ? 'Invalid params: the request is nested deeper than 64 levels.'
+          : `Invalid params: ${field ?? 'the body'} contains the character U+0000, which no record can hold.`;
       return this.json(response, 200, { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message, data: { field, code: error.extras.code } } });
     }
     return this.mcp(request, response, body);

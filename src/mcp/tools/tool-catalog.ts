@@ -373,8 +373,8 @@ export class ToolCatalog {
     hits.sort((a, b) => b.score - a.score || b.at.localeCompare(a.at));
     const data = hits.slice(0, limit).map((hit) => hit.item);
     const shown = data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES));
-    const more = pages.filter(({ page }) => page.next_cursor !== undefined).map(({ resource }) => resource.name);
-    if (shown.length === hits.length && more.length === 0) return { data: shown };
+    const more = pages.some(({ page }) => page.next_cursor !== undefined);
+    if (shown.length === hits.length && !more) return { data: shown };
     return { data: shown, hint: 'More results: narrow the query, or name one resource in resources and page with next_cursor.' };
   }
 }

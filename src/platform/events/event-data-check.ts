@@ -10,6 +10,9 @@ import { exampleFor } from '../openapi/openapi-examples.js';
 /** The response DTOs whose OpenAPI schemas event data may follow: the registry's item DTOs. */
 export const EVENT_DATA_MODELS = Symbol('EVENT_DATA_MODELS');
 
+/** The id under which the components are one schema. */
+const COMPONENTS_ID = 'urn:integrations-api:event-data';
+
 @Module({})
 class NoRoutes {}
 
@@ -43,25 +46,24 @@ export class EventDataCheck {
   }
 
   private async validator(type: EventType): Promise<ValidateFunction> {
+    await this.schemas();
     let validate = this.validators.get(type);
     if (!validate) {
-      const components = await this.schemas();
-      validate = this.validators.get(type);
-      if (!validate) {
-        if (!this.ajv.getSchema(COMPONENTS_ID)) this.ajv.addSchema({ $id: COMPONENTS_ID, components: { schemas: components } });
-        validate = this.ajv.compile({ $ref: `${COMPONENTS_ID}${EventCatalog[type].dataSchema.$ref as string}` });
-        this.validators.set(type, validate);
-      }
+      validate = this.ajv.compile({ $ref: `${COMPONENTS_ID}${EventCatalog[type].dataSchema.$ref as string}` });
+      this.validators.set(type, validate);
     }
     return validate;
   }
 
+  /** The components, made once and registered with ajv as one schema, so `$ref`s between them resolve. */
   private schemas(): Promise<Record<string, JsonSchema>> {
     this.components ??= (async () => {
       const app = await NestFactory.create(NoRoutes, { preview: true, logger: false, abortOnError: false });
       try {
         const document = SwaggerModule.createDocument(app, new DocumentBuilder().build(), { extraModels: [...this.models] });
-        return { ...(document.components?.schemas as Record<string, JsonSchema>), ...EVENT_DATA_SCHEMAS };
+        const schemas = { ...(document.components?.schemas as Record<string, JsonSchema>), ...EVENT_DATA_SCHEMAS };
+        this.ajv.addSchema({ $id: COMPONENTS_ID, components: { schemas } });
+        return schemas;
       } finally {
         await app.close();
       }
@@ -69,6 +71,3 @@ export class EventDataCheck {
     return this.components;
   }
 }
-
-/** The id under which the components are one schema, so `$ref`s between them resolve. */
-const COMPONENTS_ID = 'urn:integrations-api:event-data';
