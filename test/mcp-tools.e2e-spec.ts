@@ -125,6 +125,25 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const found: any = await client.callTool({ name: 'search_records', arguments: { query: invoice.number } });
       expect(found.structuredContent.data[0]).toMatchObject({ resource: 'invoices', id: invoice.id });
     });
+    it('takes fields across kinds: a member one kind has is kept for it, ranking still sees what fields leaves out', async () => {
+      const listed: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', fields: ['number'] } });
+      const invoice = listed.structuredContent.data.find((item: { number?: string }) => item.number !== undefined);
+      const found: any = await client.callTool({
+        name: 'search_records',
+        arguments: { query: invoice.number, resources: ['invoices', 'vehicles'], fields: ['number', 'registration'] },
+      });
+      expect(found.isError).toBeFalsy();
+      expect(found.structuredContent.data[0]).toEqual({ resource: 'invoices', id: invoice.id, number: invoice.number });
+      for (const item of found.structuredContent.data) {
+        expect(['resource', 'id', 'number', 'registration']).toEqual(expect.arrayContaining(Object.keys(item)));
+      }
+      const recent: any = await client.callTool({ name: 'recent_changes', arguments: { resources: ['invoices', 'vehicles'], fields: ['registration'] } });
+      expect(recent.structuredContent.data.some((item: any) => item.resource === 'vehicles' && item.registration !== undefined)).toBe(true);
+      for (const item of recent.structuredContent.data) expect(item.updated_at).toBeUndefined();
+      const refused: any = await client.callTool({ name: 'search_records', arguments: { query: 'a', resources: ['invoices', 'vehicles'], fields: ['colour'] } });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/^fields: None of invoices, vehicles has a member colour/);
+    });
   });
 
   describe('hostile arguments', () => {
@@ -162,6 +181,44 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
     const headers = credentials(demo.mcp_token, demo.tenant.slug);
     expect((await shortcut(mcp.base, '/tools/list', headers)).body).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number), cacheScope: 'private' });
     expect((await shortcut(mcp.base, '/tools/call', headers, { name: 'summarise', arguments: { area: 'hr' } })).body).toMatchObject({ resultType: 'complete' });
+  });
+
+  describe('the 2026-07-28 error codes, answered through the front that checks auth and bodies', () => {
+    const modern = (method: string, version: string, params: Record<string, unknown> = {}) => ({
+      jsonrpc: '2.0',
+      id: 7,
+      method,
+      params: {
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': version,
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    });
+
+    it('answers -32022 with the supported revisions for a revision it does not serve', async () => {
+      const answer = await rpc(modern('tools/list', '2099-01-01'), { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ id: 7, error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2099-01-01' } } });
+    });
+
+    it('answers -32020 when the headers and the body disagree on the revision or the method', async () => {
+      const revision = await rpc(modern('tools/list', '2026-07-28'), { 'mcp-protocol-version': '2025-11-25', 'mcp-method': 'tools/list' });
+      expect(revision.body).toMatchObject({ id: 7, error: { code: -32020, data: { mismatch: { header: '2025-11-25' } } } });
+      const method = await rpc(modern('tools/call', '2026-07-28', { name: 'summarise', arguments: { area: 'hr' } }), {
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      });
+      expect(method.body).toMatchObject({ id: 7, error: { code: -32020, data: { mismatch: { header: 'tools/list' } } } });
+    });
+
+    it('serves a well-formed raw 2026-07-28 request, so the refusals above are about the fault alone', async () => {
+      const answer = await rpc(modern('tools/list', '2026-07-28'), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+      expect(answer.status).toBe(200);
+      expect(answer.body.result).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
+    });
   });
 
   it('names protocolVersion in the handshake, the newest revision served', async () => {

@@ -364,14 +364,30 @@ export class ToolCatalog {
     if (args.cursor !== undefined) {
       throw new DomainException('InvalidInput', 'cursor pages one kind of record: name exactly one in resources.', { field: 'cursor', code: 'invalid_format' });
     }
+    const wanted = args.fields as string[] | undefined;
+    const unknown = wanted?.filter((name) => !chosen.some((resource) => this.members.get(resource.name)!.has(name))) ?? [];
+    if (unknown.length > 0) {
+      throw new DomainException('InvalidInput', `None of ${names.join(', ')} has a member ${unknown.join(', ')}.`, { field: 'fields', code: 'invalid_format' });
+    }
     const limit = (args.limit as number | undefined) ?? DEFAULT_TOOL_LIMIT;
     const order = verb === 'search' ? 'created_at' : 'updated_at';
-    const pages = await Promise.all(chosen.map(async (resource) => ({ resource, page: await this.byName.get(`${verb}_${resource.name}`)!.run(tenantId, { ...args, limit }) })));
+    // Each kind is asked for the wanted members it has plus those the ranking reads; the ranking
+    // members are dropped again once the merge is sorted.
+    const fieldsFor = (resource: ReadResource<any, any>) =>
+      wanted && [...new Set([...wanted, ...resource.searchable, order])].filter((name) => this.members.get(resource.name)!.has(name));
+    const pages = await Promise.all(
+      chosen.map(async (resource) => ({
+        resource,
+        page: await this.byName.get(`${verb}_${resource.name}`)!.run(tenantId, { ...args, limit, fields: fieldsFor(resource) }),
+      })),
+    );
     const hits = pages.flatMap(({ resource, page }) =>
       tag(resource, page.data).map((item) => ({ item, score: score(item, resource), at: String(item[order] ?? '') })),
     );
     hits.sort((a, b) => b.score - a.score || b.at.localeCompare(a.at));
-    const data = hits.slice(0, limit).map((hit) => hit.item);
+    const keep = (item: Record<string, unknown>) =>
+      wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'resource' || name === 'id' || wanted.includes(name))) : item;
+    const data = hits.slice(0, limit).map((hit) => keep(hit.item));
     const shown = data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES));
     const more = pages.some(({ page }) => page.next_cursor !== undefined);
     if (shown.length === hits.length && !more) return { data: shown };
