@@ -5,7 +5,7 @@ import { Scope } from '../platform/catalog/scopes.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
 
 /** `["*"]`: every event type, now and later. */
-const ALL_EVENTS = '*';
+export const ALL_EVENTS = '*';
 
 /**
  * Checks an endpoint's `event_types` against the catalogue and the caller's scopes (spec 6.2)

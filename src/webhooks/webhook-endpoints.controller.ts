@@ -1,14 +1,14 @@
 import { Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Res } from '@nestjs/common';
-import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { type AuthContext, CurrentAuth } from '../platform/auth/auth-context.js';
 import { RequireScopes } from '../platform/route-access/require-scopes.decorator.js';
 import { Errors } from '../platform/catalog/errors.js';
 import { Scope } from '../platform/catalog/scopes.js';
 import { AppConfig } from '../platform/config/app-config.js';
-import { PROBLEM_CONTENT_TYPE } from '../platform/errors/problem.js';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator.js';
 import { ProblemDto } from '../platform/api-docs/problem.dto.js';
+import { ApiProblem, detailKey } from '../platform/api-docs/api-problem-responses.decorator.js';
 import { UuidPipe } from '../platform/validation/uuid.pipe.js';
 import { ValidBody } from '../platform/validation/validated-body.js';
 import { CreateWebhookEndpointDto, NoBodyDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint-input.dto.js';
@@ -25,26 +25,18 @@ import { MAX_ENDPOINTS_PER_COMPANY } from './webhook-endpoint-state.js';
 
 const ID_PARAM = ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' }, description: 'A UUID; anything else is 422 `invalid_input`.' });
 
-const problem = (status: number, description: string, example?: Record<string, unknown>) =>
-  ApiResponse({
-    status,
-    description,
-    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: getSchemaPath(ProblemDto) }, ...(example ? { example } : {}) } },
-  });
 
-const key = (name: keyof typeof Errors) => `\`${Errors[name].detailKey}\``;
-
-const NOT_FOUND = problem(
+const NOT_FOUND = ApiProblem(
   404,
-  `${key('WebhookEndpointNotFound')}: no such endpoint for this key (another key's endpoint answers the same unless the caller holds \`int:*\`); ` +
-    `${key('TenantNotFound')} when the company is inactive.`,
+  `${detailKey('WebhookEndpointNotFound')}: no such endpoint for this key (another key's endpoint answers the same unless the caller holds \`int:*\`); ` +
+    `${detailKey('TenantNotFound')} when the company is inactive.`,
 );
 const BODY_422 = (extra: string) =>
-  problem(
+  ApiProblem(
     422,
-    `${key('WebhookUnknownField')} (an unknown member; \`field\` names the first, \`errors\` all) → ${key('WebhookValidationFailed')} ` +
+    `${detailKey('WebhookUnknownField')} (an unknown member; \`field\` names the first, \`errors\` all) → ${detailKey('WebhookValidationFailed')} ` +
       `(wrong types, blank name, empty or non-string event_types, unsupported or sunset pinned_version; see \`errors\`) → ${extra}` +
-      ` A malformed path id is ${key('InvalidInput')}.`,
+      ` A malformed path id is ${detailKey('InvalidInput')}.`,
     {
       type: 'https://api.example.com/errors/validation',
       title: 'Unknown event type',
@@ -56,9 +48,9 @@ const BODY_422 = (extra: string) =>
       unknown_event_types: ['fin.invoice.deleted'],
     },
   );
-const SUBSCRIPTION_403 = problem(
+const SUBSCRIPTION_403 = ApiProblem(
   403,
-  `${key('MissingScope')}: the key lacks \`int:webhooks:manage\`, or the read scope of a subscribed family (a write scope counts; \`*\` and ` +
+  `${detailKey('MissingScope')}: the key lacks \`int:webhooks:manage\`, or the read scope of a subscribed family (a write scope counts; \`*\` and ` +
     'types without a read endpoint need `int:*`; identity and messaging events their support-granted scopes). `missing_scope` names the ' +
     'first, `missing_scopes` lists all when several are missing.',
   {
@@ -71,11 +63,11 @@ const SUBSCRIPTION_403 = problem(
     missing_scopes: ['int:fin.invoices:read', 'int:hr.employees:read'],
   },
 );
-const QUOTA_429 = problem(
+const QUOTA_429 = ApiProblem(
   429,
-  `${key('WebhookQuotaExceeded')} (code \`quota_exceeded\`, no \`Retry-After\`): the company already has ${MAX_ENDPOINTS_PER_COMPANY} active or paused endpoints; delete one first.`,
+  `${detailKey('WebhookQuotaExceeded')} (code \`quota_exceeded\`, no \`Retry-After\`): the company already has ${MAX_ENDPOINTS_PER_COMPANY} active or paused endpoints; delete one first.`,
 );
-const OWNER_409 = problem(409, `${key('WebhookOwnerKeyInactive')}: the owning API key is revoked, expired or deleted.`);
+const OWNER_409 = ApiProblem(409, `${detailKey('WebhookOwnerKeyInactive')}: the owning API key is revoked, expired or deleted.`);
 
 @ApiTags('Webhook endpoints')
 @ApiExtraModels(ProblemDto)
@@ -123,7 +115,7 @@ export class WebhookEndpointsController {
     description: 'The new endpoint, active, with its signing secret.',
     headers: { Location: { description: 'URL of the new endpoint.', schema: { type: 'string', format: 'uri' } } },
   })
-  @BODY_422(`${key('WebhookUnknownEventType')} (\`unknown_event_types\` lists exactly the offenders) → ${key('WebhookUrlNotPubliclyRoutable')} (\`https://\` only, no credentials, no IP address, every A record public, name resolvable).`)
+  @BODY_422(`${detailKey('WebhookUnknownEventType')} (\`unknown_event_types\` lists exactly the offenders) → ${detailKey('WebhookUrlNotPubliclyRoutable')} (\`https://\` only, no credentials, no IP address, every A record public, name resolvable).`)
   @SUBSCRIPTION_403
   @QUOTA_429
   async create(
@@ -142,7 +134,7 @@ export class WebhookEndpointsController {
   @ApiOperation({ summary: 'Retrieve a webhook endpoint', description: 'Deleted endpoints are still returned (`disabled`, `user_deleted`). Never shows the secret.' })
   @ApiOkResponse({ type: WebhookEndpointDto })
   @NOT_FOUND
-  @problem(422, `${key('InvalidInput')}: the id is not a UUID.`)
+  @ApiProblem(422, `${detailKey('InvalidInput')}: the id is not a UUID.`)
   async get(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string): Promise<WebhookEndpointDto> {
     return this.presentOne(await this.endpoints.findOwned(auth, id));
   }
@@ -161,7 +153,7 @@ export class WebhookEndpointsController {
   })
   @ApiBody({ type: UpdateWebhookEndpointDto, examples: { rename: { value: { name: 'ERP (production)' } }, move: { value: { url: 'https://erp2.example.com/hooks' } } } })
   @ApiOkResponse({ type: WebhookEndpointDto })
-  @BODY_422(`${key('WebhookUnknownEventType')} → ${key('WebhookUrlNotPubliclyRoutable')}.`)
+  @BODY_422(`${detailKey('WebhookUnknownEventType')} → ${detailKey('WebhookUrlNotPubliclyRoutable')}.`)
   @SUBSCRIPTION_403
   @NOT_FOUND
   async update(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(UpdateWebhookEndpointDto) body: UpdateWebhookEndpointDto): Promise<WebhookEndpointDto> {
@@ -181,7 +173,7 @@ export class WebhookEndpointsController {
   })
   @ApiOkResponse({ type: WebhookEndpointDto, description: 'The endpoint as deleted.' })
   @NOT_FOUND
-  @problem(422, `${key('InvalidInput')}: the id is not a UUID.`)
+  @ApiProblem(422, `${detailKey('InvalidInput')}: the id is not a UUID.`)
   async remove(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string): Promise<WebhookEndpointDto> {
     return this.presentOne(await this.endpoints.remove(auth, id));
   }
@@ -199,7 +191,7 @@ export class WebhookEndpointsController {
   })
   @ApiOkResponse({ type: WebhookEndpointWithSecretDto })
   @NOT_FOUND
-  @problem(422, `${key('InvalidInput')} (id not a UUID); ${key('WebhookUnknownField')} (a body member).`)
+  @ApiProblem(422, `${detailKey('InvalidInput')} (id not a UUID); ${detailKey('WebhookUnknownField')} (a body member).`)
   async rotateSecret(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(NoBodyDto) _body: NoBodyDto): Promise<WebhookEndpointWithSecretDto> {
     return this.withSecret(await this.endpoints.rotateSecret(auth, id));
   }
@@ -219,7 +211,7 @@ export class WebhookEndpointsController {
   @ApiOkResponse({ type: WebhookEndpointDto })
   @NOT_FOUND
   @QUOTA_429
-  @problem(422, `${key('InvalidInput')} (id not a UUID); ${key('WebhookUnknownField')} (a body member).`)
+  @ApiProblem(422, `${detailKey('InvalidInput')} (id not a UUID); ${detailKey('WebhookUnknownField')} (a body member).`)
   async pause(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(NoBodyDto) _body: NoBodyDto): Promise<WebhookEndpointDto> {
     return this.presentOne(await this.endpoints.pause(auth, id));
   }
@@ -239,7 +231,7 @@ export class WebhookEndpointsController {
   @NOT_FOUND
   @OWNER_409
   @QUOTA_429
-  @problem(422, `${key('InvalidInput')} (id not a UUID); ${key('WebhookUnknownField')} (a body member).`)
+  @ApiProblem(422, `${detailKey('InvalidInput')} (id not a UUID); ${detailKey('WebhookUnknownField')} (a body member).`)
   async resume(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(NoBodyDto) _body: NoBodyDto): Promise<WebhookEndpointDto> {
     return this.presentOne(await this.endpoints.resume(auth, id));
   }

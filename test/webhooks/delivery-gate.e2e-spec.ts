@@ -156,4 +156,15 @@ describe('delivery gate (Redis)', () => {
     expect(await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 }], T0)).toBe(0);
     expect(await a.backlog(endpoint)).toEqual({ waiting: 0, inFlight: 1 });
   });
+
+  it('brings a waiting delivery forward when it is offered for an earlier time (retry now), never back', async () => {
+    const [a] = twoWorkers();
+    const endpoint = randomUUID();
+    const deliveryId = randomUUID();
+    await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 + 60_000 }], T0);
+    expect((await a.take(1, T0 + 1)).grants).toEqual([]);
+    await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 + 120_000 }], T0 + 1);
+    await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 + 2 }], T0 + 2);
+    expect((await a.take(1, T0 + 2)).grants).toEqual([{ endpointId: endpoint, deliveryId, probe: false }]);
+  });
 });

@@ -37,6 +37,21 @@ describe('AccessService', () => {
     });
   });
 
+  describe('the events feed', () => {
+    it('shows an event exactly when the key could subscribe to its type: family read scope, write counting, int:* for the rest', () => {
+      expect(access.eventVisible([Scope.FinInvoicesRead], EventCatalog['fin.invoice.created'])).toBe(true);
+      expect(access.eventVisible([Scope.FinInvoicesWrite], EventCatalog['fin.invoice.paid'])).toBe(true);
+      expect(access.eventVisible([Scope.FmVehiclesRead], EventCatalog['fin.invoice.created'])).toBe(false);
+      expect(access.eventVisible([Scope.FinInvoicesRead, Scope.FmVehiclesRead], EventCatalog['datev.export.started'])).toBe(false);
+      expect(access.eventVisible([Scope.All], EventCatalog['datev.export.started'])).toBe(true);
+      expect(access.eventVisible([Scope.IdentityUsersRead], EventCatalog['identity.user.created'])).toBe(true);
+    });
+
+    it('does not ask for the personal-data grant: the feed is a read with the key\'s own scopes', () => {
+      expect(access.eventVisible([Scope.FmVehiclesRead], EventCatalog['fm.vehicle.updated'])).toBe(true);
+    });
+  });
+
   describe('per-event webhook entitlement', () => {
     const key = (overrides: Partial<EventSubscriber> = {}): EventSubscriber => ({
       scopes: [Scope.FinInvoicesRead, Scope.FmVehiclesRead],

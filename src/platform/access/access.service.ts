@@ -63,6 +63,16 @@ export class AccessService {
   }
 
   /**
+   * Whether a key sees an event in the events feed: exactly when it could subscribe to its type
+   * (spec 6.2), so the type's read scope (a write scope counts), `int:*` for types without a read
+   * endpoint. Personal data is not asked: the feed is a read with the key's own scopes, like
+   * `GET /v1/employees`; the personal-data grant governs pushing events to a receiver's URL.
+   */
+  eventVisible(scopes: readonly string[], event: EventEntitlementRule): boolean {
+    return grants(scopes, event.scope);
+  }
+
+  /**
    * Whether an event may be delivered to an endpoint whose owning key is `subscriber` (spec 5.8,
    * 6.4): the key still active and holding the event's read scope, and personal data only to an
    * endpoint support enabled for it. Null when it may.

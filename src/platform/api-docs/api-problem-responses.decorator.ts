@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
+import { Errors, type ErrorName } from '../catalog/errors.js';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
 import { ProblemDto } from './problem.dto.js';
 
@@ -43,4 +44,18 @@ export function ApiProblemResponses(...statuses: number[]): MethodDecorator & Cl
       }),
     ),
   );
+}
+
+/** One problem response with the route's own account of it (which keys, when), and an example body. */
+export function ApiProblem(status: number, description: string, example?: Record<string, unknown>): MethodDecorator & ClassDecorator {
+  return ApiResponse({
+    status,
+    description,
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${ProblemDto.name}` }, ...(example ? { example } : {}) } },
+  });
+}
+
+/** A catalogue entry's detail key as the documents quote it: `errors.…`, in backticks. */
+export function detailKey(name: ErrorName): string {
+  return `\`${Errors[name].detailKey}\``;
 }

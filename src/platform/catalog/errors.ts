@@ -139,6 +139,18 @@ export const Errors = {
   WebhookQuotaExceeded: def('errors.integrations.webhooks.quota_exceeded', 429, 'quota-exceeded', 'Webhook endpoint quota exceeded', 'quota_exceeded'),
   WebhookPiiNotGranted: def('errors.integrations.webhooks.pii_not_granted', 403, 'forbidden', 'Endpoint is not enabled for personal data', 'pii_not_granted'),
   WebhookDeliveryPending: def('errors.integrations.webhooks.delivery_pending', 409, 'conflict', 'The delivery is still pending; only a finished delivery can be replayed', 'delivery_pending'),
+  WebhookDeliveryNotPending: def('errors.integrations.webhooks.delivery_not_pending', 409, 'conflict', 'The delivery has finished; replay it instead', 'delivery_not_pending'),
+  WebhookEventTypeNotSubscribed: def(
+    'errors.integrations.webhooks.event_type_not_subscribed',
+    422,
+    'validation',
+    'The endpoint is not subscribed to this event type',
+    'event_type_not_subscribed',
+  ),
+
+  // The events feed (GET /v1/events)
+  EventNotFound: def('errors.integrations.events.not_found', 404, 'not-found', 'Event not found', 'not_found'),
+  EventsInvalidCursor: def('errors.integrations.events.invalid_cursor', 422, 'validation', 'Unreadable cursor'),
 } as const;
 
 export type ErrorName = keyof typeof Errors;

@@ -109,6 +109,16 @@ export class AppConfig {
   @Min(1)
   WEBHOOK_TIMEOUT_MS = 15000;
 
+  /**
+   * Days an event stays in the events feed (GET /v1/events) and in the database, with its
+   * deliveries and their attempts; an event with a delivery still pending stays until it ends.
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EVENTS_RETENTION_DAYS = 30;
+
   /** How often each worker sweeps: relays events whose notification was lost, offers again pending deliveries the delivery gate lost. */
   @Transform(int)
   @IsInt()

@@ -6,4 +6,6 @@ export interface EventEnvelope {
   type: EventType;
   created_at: string;
   data: unknown;
+  /** Only on a test event (POST /v1/webhook_endpoints/{id}/test_events): its data is the catalogue's example. */
+  test?: true;
 }

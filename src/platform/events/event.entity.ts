@@ -21,4 +21,8 @@ export class OutboxEvent {
 
   @Column({ type: 'timestamptz', nullable: true })
   dispatchedAt: Date | null;
+
+  /** A test event: delivered to the one endpoint that asked for it, never fanned out, not in the feed. */
+  @Column({ type: 'boolean', default: false })
+  test: boolean;
 }

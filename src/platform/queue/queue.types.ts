@@ -17,6 +17,8 @@ export type QueueName = (typeof QueueName)[keyof typeof QueueName];
 export const JobName = {
   /** Deletes idempotency records older than their 24-hour retention. */
   IdempotencyCleanup: 'idempotency.cleanup',
+  /** Deletes events past EVENTS_RETENTION_DAYS, with their deliveries, unless one is still pending. */
+  EventsRetention: 'events.retention',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
@@ -30,6 +32,7 @@ type CheckedPayloads<T extends { [N in JobName]: TenantPayload }> = T;
 
 type JobPayloads = CheckedPayloads<{
   [JobName.IdempotencyCleanup]: { tenantId: null };
+  [JobName.EventsRetention]: { tenantId: null };
 }>;
 
 /** The payload type of a job name. */
@@ -48,6 +51,7 @@ export type JobHandler<N extends JobName> = (data: JobOf<N>, context: JobContext
 /** Which queue each job runs on. */
 export const JOB_QUEUES: { readonly [N in JobName]: QueueName } = {
   [JobName.IdempotencyCleanup]: QueueName.Maintenance,
+  [JobName.EventsRetention]: QueueName.Maintenance,
 };
 
 /** How each queue runs its jobs; nothing comes from a global default. `backoff` applies to jobs that throw. */
@@ -69,7 +73,10 @@ export const QUEUE_SETTINGS: { readonly [Q in QueueName]: QueueSettings } = {
 /** A job the worker role schedules to repeat, through a BullMQ job scheduler. */
 export type RepeatingJob = { [N in JobName]: { name: N; data: JobOf<N>; everyMs: number } }[JobName];
 
-export const REPEATING_JOBS: readonly RepeatingJob[] = [{ name: JobName.IdempotencyCleanup, data: { tenantId: null }, everyMs: 10 * 60 * 1000 }];
+export const REPEATING_JOBS: readonly RepeatingJob[] = [
+  { name: JobName.IdempotencyCleanup, data: { tenantId: null }, everyMs: 10 * 60 * 1000 },
+  { name: JobName.EventsRetention, data: { tenantId: null }, everyMs: 10 * 60 * 1000 },
+];
 
 export const QUEUE_NAMES: readonly QueueName[] = Object.values(QueueName);
 export const JOB_NAMES: readonly JobName[] = Object.values(JobName);

@@ -286,6 +286,36 @@ export class DeliveryStore implements OnModuleInit {
     );
   }
 
+  /**
+   * Deletes up to `batch` events created before `before`, oldest first, with their deliveries
+   * (replays included) and those deliveries' attempts (by cascade), in one short statement.
+   * Kept: an event not yet relayed, one with a delivery still pending, and one another
+   * transaction holds (a replay being written: SKIP LOCKED, never waited for). Answers how many
+   * events went.
+   */
+  async expireEvents(before: Date, batch: number): Promise<number> {
+    const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
+      `WITH doomed AS (
+         SELECT e.id FROM events e
+          WHERE e.created_at < $1 AND e.dispatched_at IS NOT NULL
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.tenant_id = e.tenant_id AND d.event_id = e.id AND d.status = 'pending')
+          ORDER BY e.created_at LIMIT $2
+            FOR UPDATE SKIP LOCKED
+       ), originals AS (
+         SELECT d.id FROM webhook_deliveries d WHERE d.event_id IN (SELECT id FROM doomed) AND d.replayed_from IS NULL
+       ), replays AS (
+         DELETE FROM webhook_deliveries r WHERE r.replayed_from IN (SELECT id FROM originals)
+       ), deliveries AS (
+         DELETE FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM originals)
+       ), gone AS (
+         DELETE FROM events WHERE id IN (SELECT id FROM doomed) RETURNING id
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [before, batch],
+    );
+    return deleted;
+  }
+
   /** Age in seconds of the oldest pending delivery of any company (0 when none): one number, no company's data. */
   async oldestPendingAgeSeconds(): Promise<number> {
     const [row] = await this.dataSource.query(

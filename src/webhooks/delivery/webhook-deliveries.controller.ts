@@ -9,7 +9,11 @@ import { ApiPaginatedResponse } from '../../platform/pagination/api-page.decorat
 import { type PageRequest, PageParams } from '../../platform/pagination/page.js';
 import { RateLimit } from '../../platform/rate-limit/rate-limit.decorator.js';
 import { UuidPipe } from '../../platform/validation/uuid.pipe.js';
+import { ApiProblem, detailKey } from '../../platform/api-docs/api-problem-responses.decorator.js';
+import { DomainException } from '../../platform/errors/domain.exception.js';
+import { eventTypesParam, sinceParam, singleParam } from '../event-filters.js';
 import { ReplayFailedResultDto, WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from './webhook-delivery.entity.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 
 const ENDPOINT_ID = ApiParam({ name: 'id', description: 'The webhook endpoint.', schema: { type: 'string', format: 'uuid' } });
@@ -25,12 +29,42 @@ export class WebhookDeliveriesController {
   @ENDPOINT_ID
   @ApiOperation({
     summary: 'List the deliveries of a webhook endpoint',
-    description: 'Newest first, with a cursor. An unreadable cursor gives 422 `errors.integrations.invalid_cursor`.',
+    description:
+      'Newest first, with a cursor; `status`, `event_type` and `since` narrow the list and combine with each other and the cursor. ' +
+      `A cursor is bound to its filters: an unreadable one, or one reused with other filters, gives 422 ${detailKey('InvalidCursor')}.`,
+  })
+  @ApiQuery({ name: 'status', required: false, schema: { type: 'string', enum: [...DELIVERY_STATUSES] }, description: `Only deliveries in this state; anything else is ${detailKey('InvalidInput')}.` })
+  @ApiQuery({
+    name: 'event_type',
+    required: false,
+    schema: { type: 'string' },
+    example: 'fin.invoice.created',
+    description: `Only deliveries of this exact catalogue type; an unknown one is ${detailKey('WebhookUnknownEventType')}.`,
+  })
+  @ApiQuery({
+    name: 'since',
+    required: false,
+    schema: { type: 'string', format: 'date-time' },
+    description: `Only deliveries created at or after this RFC 3339 date-time; a bare date or other text is ${detailKey('WebhookInvalidSince')}.`,
   })
   @ApiPaginatedResponse(WebhookDeliveryDto, 'A page of deliveries.')
   @ApiProblemResponses(404)
-  list(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @PageParams() page: PageRequest) {
-    return this.deliveries.list(auth, id, page);
+  @ApiProblem(
+    422,
+    `${detailKey('InvalidCursor')} (unreadable, or issued for other filters), ${detailKey('WebhookUnknownEventType')} (\`event_type\`), ` +
+      `${detailKey('WebhookInvalidSince')} (\`since\`), ${detailKey('InvalidInput')} (\`status\` not a delivery state, a parameter given twice, \`limit\` not an integer, a malformed id).`,
+  )
+  list(
+    @CurrentAuth() auth: AuthContext,
+    @Param('id', UuidPipe) id: string,
+    @Query('status') status: unknown,
+    @Query('event_type') eventType: unknown,
+    @Query('since') since: unknown,
+    @PageParams() page: PageRequest,
+  ) {
+    const types = eventTypesParam(eventType, 'event_type');
+    if (types && types.length > 1) throw new DomainException('InvalidInput', 'event_type names one event type.', { field: 'event_type', code: 'invalid_format' });
+    return this.deliveries.list(auth, id, { status: deliveryStatusParam(status), eventType: types?.[0], since: sinceParam(since) }, page);
   }
 
   @Get(':delivery_id')
@@ -68,6 +102,31 @@ export class WebhookDeliveriesController {
     return this.deliveries.replayFailed(auth, id, since);
   }
 
+  @Post(':delivery_id/retry')
+  @HttpCode(202)
+  @Idempotent()
+  @RateLimit('webhook_replay')
+  @ENDPOINT_ID
+  @DELIVERY_ID
+  @ApiOperation({
+    summary: 'Retry a pending delivery now',
+    description:
+      'Makes the next attempt of a pending delivery at once instead of at `next_attempt_at`, e.g. after a fix on the receiver. The ' +
+      'attempt counts as one of the eight and obeys the endpoint\'s in-flight cap, circuit breaker and Retry-After. While an attempt is ' +
+      'in flight nothing more is sent; the answer shows the delivery as it stands. Shares the replay limit (60 per minute per key).',
+  })
+  @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'The delivery, pending, due now (or with its attempt in flight).' })
+  @ApiProblem(404, `${detailKey('WebhookEndpointNotFound')} or ${detailKey('WebhookDeliveryNotFound')}: not this key's endpoint, or not its delivery.`)
+  @ApiProblem(
+    409,
+    `${detailKey('WebhookDeliveryNotPending')} (code \`delivery_not_pending\`, \`delivery_status\`): it has finished, replay it instead; ` +
+      `${detailKey('WebhookEndpointNotActive')}: the endpoint is paused, disabled or deleted; or an idempotency conflict.`,
+  )
+  @ApiProblem(422, `${detailKey('InvalidInput')}: an id is not a UUID.`)
+  retry(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string) {
+    return this.deliveries.retry(auth, id, deliveryId);
+  }
+
   @Post(':delivery_id/replay')
   @HttpCode(202)
   @Idempotent()
@@ -87,4 +146,12 @@ export class WebhookDeliveriesController {
   replay(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string) {
     return this.deliveries.replay(auth, id, deliveryId);
   }
+}
+
+function deliveryStatusParam(value: unknown): DeliveryStatus | undefined {
+  const status = singleParam(value, 'status');
+  if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+    throw new DomainException('InvalidInput', `status must be one of ${DELIVERY_STATUSES.join(', ')}.`, { field: 'status', code: 'invalid_value' });
+  }
+  return status as DeliveryStatus | undefined;
 }

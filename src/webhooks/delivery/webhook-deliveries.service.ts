@@ -1,4 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EventCatalog, type EventType, isEventType } from '../../platform/catalog/event-types.js';
+import type { EventEnvelope } from '../../platform/events/event-envelope.js';
+import { EventDataCheck } from '../../platform/events/event-data-check.js';
+import { OutboxEvent } from '../../platform/events/event.entity.js';
+import { ALL_EVENTS } from '../subscriptions.js';
+import type { TestEventDto } from './dto/test-event.dto.js';
+import { deliveryApiVersion } from './webhook-envelope.js';
 import type { AuthContext } from '../../platform/auth/auth-context.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
@@ -7,15 +15,23 @@ import { TenantData, type TenantScope } from '../../platform/tenancy/tenant-data
 import type { WebhookEndpoint } from '../webhook-endpoint.entity.js';
 import { WebhookEndpointsService } from '../webhook-endpoints.service.js';
 import { toAttemptDto, toDeliveryDto, type WebhookDeliveryDetailDto, type WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
-import { WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity.js';
-import { parseRfc3339DateTime } from '../../platform/validation/rfc3339.js';
+import { type DeliveryStatus, WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity.js';
+import { sinceParam } from '../event-filters.js';
 import { DeliveryGate } from './gate/delivery-gate.js';
+
+const FOREIGN_KEY_VIOLATION = '23503';
+
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  eventType?: EventType;
+  since?: Date;
+}
 
 /** Most deliveries one replay_failed call queues (spec section 8). */
 export const REPLAY_FAILED_BATCH = 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
-/** The deliveries API: reading an endpoint's deliveries and replaying them (spec section 4). */
+/** The deliveries API: reading an endpoint's deliveries, replaying and retrying them, and test events (spec section 4). */
 @Injectable()
 export class WebhookDeliveriesService {
   private readonly logger = new Logger(WebhookDeliveriesService.name);
@@ -25,16 +41,22 @@ export class WebhookDeliveriesService {
     @Inject(WebhookEndpointsService) private readonly endpoints: WebhookEndpointsService,
     @Inject(Paginator) private readonly paginator: Paginator,
     @Inject(DeliveryGate) private readonly gate: DeliveryGate,
+    @Inject(EventDataCheck) private readonly eventData: EventDataCheck,
   ) {}
 
-  async list(auth: AuthContext, endpointId: string, page: PageRequest): Promise<Page<WebhookDeliveryDto>> {
+  async list(auth: AuthContext, endpointId: string, filters: DeliveryFilters, page: PageRequest): Promise<Page<WebhookDeliveryDto>> {
     const endpoint = await this.endpoints.findOwned(auth, endpointId);
     const query = this.data
       .forTenant(endpoint.tenantId)
       .repository(WebhookDelivery)
       .select('delivery')
       .andWhere('delivery.endpoint_id = :endpointId', { endpointId: endpoint.id });
-    return this.paginator.paginate(query, page, { list: `webhook_deliveries:${endpoint.id}`, invalidCursor: 'InvalidCursor', map: toDeliveryDto });
+    if (filters.status) query.andWhere('delivery.status = :status', { status: filters.status });
+    if (filters.eventType) query.andWhere('delivery.event_type = :eventType', { eventType: filters.eventType });
+    if (filters.since) query.andWhere('delivery.created_at >= :since', { since: filters.since });
+    // The cursor is signed for the filters too, so one reused with others is refused.
+    const filtered = filters.status || filters.eventType || filters.since ? `\n${filters.status ?? ''}\n${filters.eventType ?? ''}\n${filters.since?.toISOString() ?? ''}` : '';
+    return this.paginator.paginate(query, page, { list: `webhook_deliveries:${endpoint.id}${filtered}`, invalidCursor: 'InvalidCursor', map: toDeliveryDto });
   }
 
   async get(auth: AuthContext, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetailDto> {
@@ -59,15 +81,87 @@ export class WebhookDeliveriesService {
       throw new DomainException('WebhookPiiNotGranted', 'The delivery carries personal data and the endpoint is not enabled for it.');
     }
     if (original.status === 'pending') throw new DomainException('WebhookDeliveryPending', 'The delivery has not finished yet.');
-    const [replay] = await scope.query<{ id: string }>(
-      `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, replayed_from, next_attempt_at)
-       SELECT tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, coalesce(replayed_from, id), clock_timestamp()
-         FROM webhook_deliveries WHERE tenant_id = $1 AND id = $2
-       RETURNING id`,
-      [original.id],
-    );
+    // The event may pass its retention meanwhile: its deliveries go with it (the row is gone, or
+    // the new row's reference to the event fails).
+    const [replay] = await scope
+      .query<{ id: string }>(
+        `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, replayed_from, next_attempt_at)
+         SELECT tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, coalesce(replayed_from, id), clock_timestamp()
+           FROM webhook_deliveries WHERE tenant_id = $1 AND id = $2
+         RETURNING id`,
+        [original.id],
+      )
+      .catch((error: unknown) => {
+        if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) return [];
+        throw error;
+      });
+    if (!replay) throw deliveryNotFound(deliveryId);
     await this.offer(endpoint, [replay]);
     return toDeliveryDto(await this.findDelivery(scope, endpoint, replay.id));
+  }
+
+  /**
+   * Makes the next attempt of a pending delivery now instead of at `next_attempt_at`. The attempt
+   * is one of the eight and goes through the delivery gate like any other, so the endpoint's cap,
+   * circuit and Retry-After still hold. A delivery whose attempt is in flight is left to it: the
+   * lease keeps it from being sent twice, and the answer shows it as it stands.
+   */
+  async retry(auth: AuthContext, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDto> {
+    const endpoint = await this.endpoints.findOwned(auth, endpointId);
+    const scope = this.data.forTenant(endpoint.tenantId);
+    const delivery = await this.findDelivery(scope, endpoint, deliveryId);
+    assertCanReceive(endpoint);
+    if (delivery.status !== 'pending') throw notPending(delivery);
+    const hurried = await scope.query<{ id: string }>(
+      `UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
+        WHERE tenant_id = $1 AND id = $2 AND status = 'pending' AND (leased_until IS NULL OR leased_until < clock_timestamp())
+        RETURNING id`,
+      [delivery.id],
+    );
+    if (hurried.length > 0) await this.offer(endpoint, hurried);
+    const now = await this.findDelivery(scope, endpoint, deliveryId);
+    // Finished between the read above and the update: there is nothing left to retry.
+    if (hurried.length === 0 && now.status !== 'pending') throw notPending(now);
+    return toDeliveryDto(now);
+  }
+
+  /**
+   * Sends the endpoint a test event: a new event of `event_type` (default: its first subscribed
+   * type, `fin.invoice.created` for `["*"]`) whose data is the catalogue's example, marked
+   * `test: true` in the envelope. It is recorded and delivered to this endpoint alone (never
+   * fanned out, not in the events feed), signed and attempted like any other delivery.
+   */
+  async sendTestEvent(auth: AuthContext, endpointId: string, input: TestEventDto): Promise<WebhookDeliveryDto> {
+    const endpoint = await this.endpoints.findOwned(auth, endpointId);
+    const type = input.event_type ?? defaultTestType(endpoint.eventTypes);
+    if (!isEventType(type)) {
+      throw new DomainException('WebhookUnknownEventType', `Not in the event catalogue: ${JSON.stringify(type)}. GET /v1/event_types lists the types.`, {
+        field: 'event_type',
+        unknown_event_types: [type],
+      });
+    }
+    if (!endpoint.eventTypes.includes(ALL_EVENTS) && !endpoint.eventTypes.includes(type)) {
+      throw new DomainException('WebhookEventTypeNotSubscribed', `The endpoint is not subscribed to ${type}; it receives ${endpoint.eventTypes.join(', ')}.`, {
+        field: 'event_type',
+      });
+    }
+    assertCanReceive(endpoint);
+    const personal = EventCatalog[type].personalData;
+    if (personal && !endpoint.piiEnabled) {
+      throw new DomainException('WebhookPiiNotGranted', `${type} carries personal data and the endpoint is not enabled for it.`);
+    }
+    const envelope: EventEnvelope = { id: randomUUID(), type, created_at: new Date().toISOString(), data: await this.eventData.example(type), test: true };
+    const delivery = await this.data.transaction(endpoint.tenantId, async (scope) => {
+      await scope.repository(OutboxEvent).insert({ id: envelope.id, type, envelope: envelope as never, dispatchedAt: new Date(), test: true });
+      const [{ id }] = await scope.query<{ id: string }>(
+        `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, next_attempt_at)
+         VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp()) RETURNING id`,
+        [endpoint.id, envelope.id, type, deliveryApiVersion(endpoint.pinnedVersion), personal],
+      );
+      return this.findDelivery(scope, endpoint, id);
+    });
+    await this.offer(endpoint, [delivery]);
+    return toDeliveryDto(delivery);
   }
 
   /**
@@ -78,7 +172,7 @@ export class WebhookDeliveriesService {
    * delivery twice.
    */
   async replayFailed(auth: AuthContext, endpointId: string, since: unknown): Promise<{ enqueued: number }> {
-    const from = parseSince(since);
+    const from = sinceParam(since) ?? new Date(Date.now() - DAY_MS);
     const endpoint = await this.endpoints.findOwned(auth, endpointId);
     assertCanReceive(endpoint);
     const created = await this.data.transaction(endpoint.tenantId, async (scope) => {
@@ -112,9 +206,19 @@ export class WebhookDeliveriesService {
 
   private async findDelivery(scope: TenantScope, endpoint: WebhookEndpoint, deliveryId: string): Promise<WebhookDelivery> {
     const delivery = await scope.repository(WebhookDelivery).findOne({ endpointId: endpoint.id, id: deliveryId });
-    if (!delivery) throw new DomainException('WebhookDeliveryNotFound', `No delivery ${deliveryId} of this endpoint.`, { field: 'delivery_id' });
+    if (!delivery) throw deliveryNotFound(deliveryId);
     return delivery;
   }
+}
+
+const deliveryNotFound = (deliveryId: string) => new DomainException('WebhookDeliveryNotFound', `No delivery ${deliveryId} of this endpoint.`, { field: 'delivery_id' });
+
+const notPending = (delivery: WebhookDelivery) =>
+  new DomainException('WebhookDeliveryNotPending', `The delivery is ${delivery.status}; replay it to send the event again.`, { delivery_status: delivery.status });
+
+/** A test event's type when the body names none: the endpoint's first subscribed type. */
+function defaultTestType(eventTypes: readonly string[]): string {
+  return eventTypes[0] === ALL_EVENTS ? 'fin.invoice.created' : eventTypes[0];
 }
 
 /** Replays need an endpoint that receives events now: active (not paused, disabled or deleted). */
@@ -124,12 +228,3 @@ function assertCanReceive(endpoint: WebhookEndpoint): void {
   }
 }
 
-/** `since`: an RFC 3339 date-time with a time zone; absent means 24 hours ago. */
-export function parseSince(since: unknown, now = new Date()): Date {
-  if (since === undefined) return new Date(now.getTime() - DAY_MS);
-  const parsed = parseRfc3339DateTime(since);
-  if (!parsed) {
-    throw new DomainException('WebhookInvalidSince', 'since must be an RFC 3339 date-time such as 2026-05-16T08:00:00Z.', { field: 'since' });
-  }
-  return parsed;
-}

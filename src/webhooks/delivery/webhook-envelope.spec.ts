@@ -8,6 +8,13 @@ describe('webhook envelope', () => {
     expect(JSON.parse(renderEnvelope(event, CURRENT_API_VERSION))).toEqual({ ...event, api_version: CURRENT_API_VERSION });
   });
 
+  it('marks a test event with test: true, before data, and no other event', () => {
+    expect(renderEnvelope({ ...event, test: true }, CURRENT_API_VERSION)).toBe(
+      `{"id":"${event.id}","type":"fin.invoice.created","created_at":"${event.created_at}","api_version":"${CURRENT_API_VERSION}","test":true,"data":{"id":"x"}}`,
+    );
+    expect(renderEnvelope(event, CURRENT_API_VERSION)).not.toContain('"test"');
+  });
+
   it('is byte-identical for the same event and version (replays repeat the body)', () => {
     expect(renderEnvelope(event, CURRENT_API_VERSION)).toBe(renderEnvelope({ ...event }, CURRENT_API_VERSION));
   });

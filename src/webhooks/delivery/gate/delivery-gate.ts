@@ -84,7 +84,10 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.redis.defineCommand('ohGateRelease', { numberOfKeys: 0, lua: RELEASE });
   }
 
-  /** Offers pending deliveries, due at `dueMs` (default: now); one already waiting or holding a slot is left as it is. Returns how many were new. */
+  /**
+   * Offers pending deliveries, due at `dueMs` (default: now). One holding a slot is left as it is;
+   * one already waiting keeps the earlier due time. Returns how many were new.
+   */
   async enqueue(deliveries: readonly { endpointId: string; deliveryId: string; dueMs?: number }[], now = Date.now()): Promise<number> {
     let added = 0;
     for (let start = 0; start < deliveries.length; start += CHUNK) {

@@ -125,8 +125,10 @@ end
 
 /**
  * enqueue(P, now, cap, [endpoint, delivery, due]...): adds deliveries to their endpoints' ready
- * sets unless already there or holding a slot (the sweep may offer one twice), reschedules the
- * endpoints, and tells the workers when something is due now. Returns how many were added.
+ * sets unless holding a slot (the sweep may offer one twice); one already waiting keeps the
+ * earlier of its due times (a retry-now brings it forward, an offer of a later time changes
+ * nothing). Reschedules the endpoints, and tells the workers when something is due now.
+ * Returns how many were added.
  */
 export const ENQUEUE = `${COMMON}
 local cap = tonumber(ARGV[3])
@@ -136,7 +138,7 @@ local touched = {}
 for i = 4, #ARGV, 3 do
   local ep, id, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   if not redis.call('ZSCORE', key('flight', ep), id) then
-    added = added + redis.call('ZADD', key('ready', ep), 'NX', due, id)
+    added = added + redis.call('ZADD', key('ready', ep), 'LT', due, id)
     if due <= now then due_now = true end
   end
   touched[ep] = true

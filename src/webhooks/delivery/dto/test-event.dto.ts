@@ -1,0 +1,18 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { ValidatedBody } from '../../../platform/validation/validated-body.js';
+import { WEBHOOK_BODY_RULES } from '../../dto/webhook-body-rules.js';
+
+/** The optional body of POST /v1/webhook_endpoints/{id}/test_events. */
+@ValidatedBody({ ...WEBHOOK_BODY_RULES, optional: true })
+export class TestEventDto {
+  @ApiPropertyOptional({
+    description: 'An event type the endpoint is subscribed to (any type for `["*"]`). Default: its first subscribed type, `fin.invoice.created` for `["*"]`.',
+    example: 'fin.invoice.paid',
+    maxLength: 200,
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  event_type?: string;
+}

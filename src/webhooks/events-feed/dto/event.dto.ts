@@ -1,0 +1,24 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EVENT_TYPES } from '../../../platform/catalog/event-types.js';
+import { CURRENT_API_VERSION } from '../../../platform/versioning/api-version.js';
+
+/** An item of the events feed: the very object a webhook delivers for the event in the current version. */
+export class EventDto {
+  @ApiProperty({ format: 'uuid', description: 'The event id: the `id` of every delivery of it, and their `Idempotency-Key` and `webhook-id` headers.' })
+  id: string;
+
+  @ApiProperty({ enum: EVENT_TYPES, example: 'fin.invoice.created' })
+  type: string;
+
+  @ApiProperty({ format: 'date-time', description: 'When the change was committed.' })
+  created_at: string;
+
+  @ApiProperty({ format: 'date', example: CURRENT_API_VERSION, description: 'The version that shapes this object: always the current one here.' })
+  api_version: string;
+
+  @ApiPropertyOptional({ enum: [true], description: 'Never set in the feed (test events are not listed); present for the shape a delivery shares.' })
+  test?: true;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The resource the event is about; the `webhooks` entry of its type gives the schema.' })
+  data: Record<string, unknown>;
+}

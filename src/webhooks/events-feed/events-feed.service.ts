@@ -1,0 +1,103 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { AccessService } from '../../platform/access/access.service.js';
+import type { AuthContext } from '../../platform/auth/auth-context.js';
+import { EVENT_TYPES, EventCatalog, type EventType } from '../../platform/catalog/event-types.js';
+import { DomainException } from '../../platform/errors/domain.exception.js';
+import type { EventEnvelope } from '../../platform/events/event-envelope.js';
+import type { CursorPosition } from '../../platform/pagination/cursor-codec.js';
+import type { Page, PageRequest } from '../../platform/pagination/page.js';
+import { Paginator } from '../../platform/pagination/paginator.service.js';
+import { TenantData } from '../../platform/tenancy/tenant-data.js';
+import { CURRENT_API_VERSION } from '../../platform/versioning/api-version.js';
+import { renderEvent } from '../delivery/webhook-envelope.js';
+import type { EventDto } from './dto/event.dto.js';
+
+export interface EventFilters {
+  types?: readonly EventType[];
+  since?: Date;
+}
+
+interface FeedRow {
+  envelope: EventEnvelope;
+  /** created_at in UTC to the microsecond, the cursor's form. */
+  position_ts: string;
+  id: string;
+}
+
+const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position_ts`;
+/** Where a first page starts, and a feed without `since` ends: bounds the keyset condition always has. */
+const NEWEST = { createdAt: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
+const OLDEST = '-infinity';
+
+/**
+ * The events feed (GET /v1/events): what happened in the company, newest first, for a receiver
+ * reconciling what it missed and for integrators polling for changes. A key sees exactly the
+ * events it could subscribe to (AccessService.eventVisible); test events are never listed.
+ *
+ * A key that sees every type reads one index range of its company; any other key, and any
+ * `types` filter, reads one range per type and merges them, so a narrow key never walks the
+ * events it may not see.
+ */
+@Injectable()
+export class EventsFeedService {
+  constructor(
+    @Inject(TenantData) private readonly data: TenantData,
+    @Inject(Paginator) private readonly paginator: Paginator,
+    @Inject(AccessService) private readonly access: AccessService,
+  ) {}
+
+  list(auth: AuthContext, filters: EventFilters, page: PageRequest): Promise<Page<EventDto>> {
+    const visible = this.visibleTypes(auth);
+    const types = filters.types ? filters.types.filter((type) => visible.has(type)) : [...visible];
+    const everything = filters.types === undefined && visible.size === EVENT_TYPES.length;
+    // The cursor is signed for these filters: reused with others it is refused.
+    const list = `events\n${filters.types ? [...filters.types].sort().join(',') : '*'}\n${filters.since?.toISOString() ?? ''}`;
+    return this.paginator.keysetPage(page, { list, invalidCursor: 'EventsInvalidCursor' }, async (after, take) => {
+      if (!everything && types.length === 0) return [];
+      const rows = everything ? await this.everyType(auth.tenantId, filters.since, after, take) : await this.ofTypes(auth.tenantId, types, filters.since, after, take);
+      return rows.map((row) => ({ item: renderEvent(row.envelope, CURRENT_API_VERSION) as unknown as EventDto, position: { createdAt: row.position_ts, id: row.id } }));
+    });
+  }
+
+  async get(auth: AuthContext, id: string): Promise<EventDto> {
+    const [row] = await this.data
+      .forTenant(auth.tenantId)
+      .hotQuery<{ type: string; envelope: EventEnvelope }>('events-feed-get', 'SELECT type, envelope FROM events WHERE tenant_id = $1 AND id = $2 AND NOT test', [id]);
+    if (!row || !this.visibleTypes(auth).has(row.type as EventType)) {
+      throw new DomainException('EventNotFound', `No event ${id} that this key may see.`, { field: 'id' });
+    }
+    return renderEvent(row.envelope, CURRENT_API_VERSION) as unknown as EventDto;
+  }
+
+  private visibleTypes(auth: AuthContext): Set<EventType> {
+    return new Set(EVENT_TYPES.filter((type) => this.access.eventVisible(auth.scopes, EventCatalog[type])));
+  }
+
+  private everyType(tenantId: string, since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
+    const from = after ?? NEWEST;
+    return this.data.forTenant(tenantId).hotQuery<FeedRow>(
+      'events-feed',
+      `SELECT id, envelope, ${POSITION} FROM events
+        WHERE tenant_id = $1 AND NOT test AND created_at >= $2::timestamptz
+          AND (created_at, id) < ($3::timestamp AT TIME ZONE 'UTC', $4::uuid)
+        ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [since ?? OLDEST, from.createdAt, from.id, take],
+    );
+  }
+
+  private ofTypes(tenantId: string, types: readonly string[], since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
+    const from = after ?? NEWEST;
+    return this.data.forTenant(tenantId).hotQuery<FeedRow>(
+      'events-feed-types',
+      `SELECT e.id, e.envelope, e.position_ts FROM unnest($2::text[]) AS t(type)
+         CROSS JOIN LATERAL (
+           SELECT id, envelope, created_at, ${POSITION} FROM events
+            WHERE tenant_id = $1 AND type = t.type AND NOT test AND created_at >= $3::timestamptz
+              AND (created_at, id) < ($4::timestamp AT TIME ZONE 'UTC', $5::uuid)
+            ORDER BY created_at DESC, id DESC LIMIT $6
+         ) e
+        ORDER BY e.created_at DESC, e.id DESC LIMIT $6`,
+      [types, since ?? OLDEST, from.createdAt, from.id, take],
+    );
+  }
+}

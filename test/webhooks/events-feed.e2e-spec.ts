@@ -1,0 +1,219 @@
+import { jest } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import type { EventType } from '../../src/platform/catalog/event-types.js';
+import { Scope } from '../../src/platform/catalog/scopes.js';
+import { EventsRetentionJob } from '../../src/webhooks/delivery/events-retention.job.js';
+import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
+import { createEndpoint, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import type { TestApi } from '../support/api.js';
+import type { WebhookReceiver } from '../support/webhook-receiver.js';
+import { waitFor } from '../support/wait-for.js';
+
+const DAY = 24 * 3600 * 1000;
+
+/** GET /v1/events and /v1/events/{id}, and the events' retention (issue 18). */
+describe('events feed (e2e)', () => {
+  let fixture: DeliveryFixture;
+  let api: TestApi;
+  let receiver: WebhookReceiver;
+  let db: DataSource;
+
+  beforeAll(async () => {
+    fixture = await startDeliveryFixture('events-feed');
+    ({ api, receiver, db } = fixture);
+  });
+  afterAll(() => fixture.close());
+
+  const get = (path: string, auth: string) => api.http.get(path).set('Authorization', auth);
+
+  /** Events of several types, one transaction each, oldest first; answers their ids in that order. */
+  async function publish(session: TenantSession, types: EventType[]): Promise<string[]> {
+    const ids: string[] = [];
+    for (const type of types) ids.push(...(await publishEvents(api.app, session.tenant.id, type)));
+    return ids;
+  }
+
+  /** Gives the events fixed creation times a minute apart (row and envelope alike), in the order given. */
+  async function spaceOut(ids: string[]): Promise<string[]> {
+    const times = ids.map((_, n) => new Date(Date.UTC(2026, 10, 1, 8, n)).toISOString());
+    for (const [n, id] of ids.entries()) {
+      await db.query(`UPDATE events SET created_at = $2, envelope = jsonb_set(envelope, '{created_at}', to_jsonb($3::text)) WHERE id = $1`, [id, times[n], times[n]]);
+    }
+    return times;
+  }
+
+  it('lists each event as exactly the object its webhook delivered, newest first, and retrieves it by id', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/feed') });
+    const ids = await publish(session, ['fin.invoice.created', 'fin.invoice.created', 'fin.invoice.created']);
+    await settledDeliveries(api.app, endpoint.id, 3);
+
+    const listed = await get('/v1/events', session.auth);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect(listed.body.data.map((event: { id: string }) => event.id)).toEqual([...ids].reverse());
+    for (const request of receiver.requests.filter((one) => one.path === '/feed')) {
+      const item = listed.body.data.find((event: { id: string }) => event.id === request.headers['webhook-id']);
+      expect(JSON.stringify(item)).toBe(request.body);
+      const one = await get(`/v1/events/${item.id}`, session.auth);
+      expect(one.status).toBe(200);
+      expect(JSON.stringify(one.body)).toBe(request.body);
+    }
+    expect(Object.keys(listed.body.data[0])).toEqual(['id', 'type', 'created_at', 'api_version', 'data']);
+  });
+
+  it('pages with a cursor; an unreadable one, or one of another key, is 422 events.invalid_cursor', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const ids = await publish(session, ['fin.invoice.created', 'fin.invoice.paid', 'fin.invoice.created']);
+    await spaceOut(ids);
+    const first = await get('/v1/events?limit=2', session.auth);
+    expect(first.body).toMatchObject({ has_more: true });
+    const second = await get(`/v1/events?limit=2&cursor=${first.body.next_cursor}`, session.auth);
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    expect([...first.body.data, ...second.body.data].map((event: { id: string }) => event.id)).toEqual([...ids].reverse());
+
+    const other = await session.newKey([Scope.All]);
+    for (const [cursor, auth] of [['garbage', session.auth], [first.body.next_cursor, other.auth]]) {
+      const refused = await get(`/v1/events?cursor=${cursor}`, auth);
+      expect(refused.status).toBe(422);
+      expect(refused.body).toMatchObject({ detail_key: 'errors.integrations.events.invalid_cursor', field: 'cursor' });
+    }
+  });
+
+  it('shows a key exactly the events it could subscribe to: a vehicles-only key sees no fin.* event and gets 404 by id', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const [invoice, vehicle, datev, user] = await publish(session, ['fin.invoice.created', 'fm.vehicle.updated', 'datev.export.started', 'identity.user.created']);
+    const seen = async (scopes: Scope[]) => {
+      const key = await session.newKey(scopes);
+      const answer = await get('/v1/events', key.auth);
+      expect(answer.status).toBe(200);
+      return { ids: answer.body.data.map((event: { id: string }) => event.id).sort(), auth: key.auth };
+    };
+
+    const vehicles = await seen([Scope.FmVehiclesRead]);
+    expect(vehicles.ids).toEqual([vehicle]);
+    const refused = await get(`/v1/events/${invoice}`, vehicles.auth);
+    expect(refused.status).toBe(404);
+    expect(refused.body).toMatchObject({ detail_key: 'errors.integrations.events.not_found', code: 'not_found' });
+    expect((await get(`/v1/events/${vehicle}`, vehicles.auth)).status).toBe(200);
+    expect((await get('/v1/events?types=fin.invoice.created', vehicles.auth)).body.data).toEqual([]);
+
+    expect((await seen([Scope.FinInvoicesWrite])).ids).toEqual([invoice]);
+    expect((await seen([Scope.IdentityUsersRead])).ids).toEqual([user]);
+    expect((await seen([Scope.FinInvoicesRead, Scope.FmVehiclesRead, Scope.IdentityUsersRead])).ids).toEqual([invoice, vehicle, user].sort());
+    expect((await seen([Scope.All])).ids).toEqual([invoice, vehicle, datev, user].sort());
+    expect((await seen([Scope.WebhooksManage])).ids).toEqual([]);
+  });
+
+  it('never lists another company’s event, and answers 404 for it by id', async () => {
+    const mine = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const theirs = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const [their] = await publish(theirs, ['fin.invoice.created']);
+    const [own] = await publish(mine, ['fin.invoice.created']);
+    expect((await get('/v1/events', mine.auth)).body.data.map((event: { id: string }) => event.id)).toEqual([own]);
+    expect((await get(`/v1/events/${their}`, mine.auth)).status).toBe(404);
+    expect((await get('/v1/events/not-a-uuid', mine.auth)).body).toMatchObject({ status: 422, detail_key: 'errors.common.validation.invalid_input' });
+  });
+
+  describe('filters', () => {
+    let session: TenantSession;
+    let ids: string[];
+    let times: string[];
+    const types: EventType[] = ['fin.invoice.created', 'fin.invoice.paid', 'datev.export.started', 'fin.invoice.created', 'fin.invoice.paid'];
+    const listed = async (query: string, auth = session.auth) => {
+      const answer = await get(`/v1/events?${query}`, auth);
+      expect(answer.status).toBe(200);
+      return answer.body;
+    };
+
+    beforeAll(async () => {
+      session = await createTenantSession(api.app, { scopes: [Scope.All] });
+      ids = await publish(session, types);
+      times = await spaceOut(ids);
+    });
+
+    it('types: exactly the named catalogue types', async () => {
+      const paid = await listed('types=fin.invoice.paid');
+      expect(paid.data.map((event: { id: string }) => event.id)).toEqual([ids[4], ids[1]]);
+      const two = await listed('types=fin.invoice.paid,%20datev.export.started');
+      expect(two.data.map((event: { id: string }) => event.id)).toEqual([ids[4], ids[2], ids[1]]);
+    });
+
+    it('since: inclusive, on the event’s time, and combined with types', async () => {
+      expect((await listed(`since=${times[2]}`)).data.map((event: { id: string }) => event.id)).toEqual([ids[4], ids[3], ids[2]]);
+      expect((await listed(`since=${encodeURIComponent('2026-11-01T09:03:00+01:00')}&types=fin.invoice.created`)).data.map((event: { id: string }) => event.id)).toEqual([ids[3]]);
+    });
+
+    it('combines with the cursor, which is bound to its filters', async () => {
+      const seen: string[] = [];
+      let body = await listed('types=fin.invoice.created,fin.invoice.paid&limit=1');
+      seen.push(...body.data.map((event: { id: string }) => event.id));
+      const firstCursor = body.next_cursor;
+      while (body.has_more) {
+        body = await listed(`types=fin.invoice.created,fin.invoice.paid&limit=1&cursor=${body.next_cursor}`);
+        seen.push(...body.data.map((event: { id: string }) => event.id));
+      }
+      expect(seen).toEqual([ids[4], ids[3], ids[1], ids[0]]);
+      for (const query of [`types=fin.invoice.paid&cursor=${firstCursor}`, `cursor=${firstCursor}`, `types=fin.invoice.created,fin.invoice.paid&since=${times[0]}&cursor=${firstCursor}`]) {
+        const refused = await get(`/v1/events?${query}`, session.auth);
+        expect(refused.status).toBe(422);
+        expect(refused.body.detail_key).toBe('errors.integrations.events.invalid_cursor');
+      }
+    });
+
+    it.each([
+      ['types=fin.invoice.paid,fin.invoice.deleted', 'errors.integrations.webhooks.unknown_event_type', { code: 'unknown_event_type', unknown_event_types: ['fin.invoice.deleted'] }],
+      ['types=', 'errors.integrations.webhooks.unknown_event_type', { unknown_event_types: [''] }],
+      ['since=2026-11-01', 'errors.integrations.webhooks.invalid_since', { code: 'invalid_since', field: 'since' }],
+      ['since=yesterday', 'errors.integrations.webhooks.invalid_since', { code: 'invalid_since' }],
+      ['types=fin.invoice.paid&types=fin.invoice.created', 'errors.common.validation.invalid_input', { field: 'types' }],
+      ['since[gt]=2026-11-01T00:00:00Z', 'errors.common.validation.invalid_input', { field: 'since' }],
+      ['limit=ten', 'errors.common.validation.invalid_input', { field: 'limit' }],
+    ])('refuses %s with 422 %s', async (query, detailKey, members) => {
+      const refused = await get(`/v1/events?${query}`, session.auth);
+      expect(refused.status).toBe(422);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(refused.body).toMatchObject({ detail_key: detailKey, ...members });
+    });
+  });
+
+  it('retention (on an injected clock): deletes old events in batches with their deliveries, keeping one with a pending delivery', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/retention') });
+    const [delivered, pending] = await publish(session, ['fin.invoice.created', 'fin.invoice.created']);
+    const original = (await settledDeliveries(api.app, endpoint.id, 2)).find((row) => row.event_id === delivered)!;
+    const replay = await api.http.post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${original.id}/replay`).set('Authorization', session.auth);
+    expect(replay.status).toBe(202);
+    await settledDeliveries(api.app, endpoint.id, 3);
+    // Past their retention by far, more than one batch of them: a company's long history.
+    await db.query(
+      `INSERT INTO events (id, tenant_id, type, envelope, created_at, dispatched_at)
+       SELECT gen_random_uuid(), $1, 'fin.invoice.created', '{}', now() - interval '60 days', now() - interval '60 days' FROM generate_series(1, 1500)`,
+      [session.tenant.id],
+    );
+    const [{ last }] = await db.query(`SELECT max(created_at) AS last FROM events WHERE id = ANY($1)`, [[delivered, pending]]);
+    await waitFor(async () => (await db.query(`SELECT clock_timestamp() > $1::timestamptz + interval '5 milliseconds' AS later`, [last]))[0].later);
+    const [recent] = await publish(session, ['fin.invoice.created']);
+    await settledDeliveries(api.app, endpoint.id, 4);
+    await db.query(`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now() + interval '1 day' WHERE event_id = $1`, [pending]);
+    const [{ at }] = await db.query(`SELECT created_at AS at FROM events WHERE id = $1`, [recent]);
+
+    // The clock stands 30 days after a moment between the older events and the recent one.
+    const clock = jest.spyOn(fixture.worker.get(WebhookClock), 'now').mockReturnValue(new Date(at.getTime() - 2 + 30 * DAY));
+    try {
+      // Other tests' events are past it too: the job serves every company.
+      expect((await fixture.worker.get(EventsRetentionJob).run()).deleted).toBeGreaterThanOrEqual(1501);
+    } finally {
+      clock.mockRestore();
+    }
+    const left = await db.query(`SELECT id FROM events WHERE tenant_id = $1 ORDER BY created_at`, [session.tenant.id]);
+    expect(left.map((row: { id: string }) => row.id)).toEqual([pending, recent]);
+    const deliveries = await db.query(`SELECT event_id FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id]);
+    expect(deliveries.map((row: { event_id: string }) => row.event_id).sort()).toEqual([pending, recent].sort());
+    expect(await db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.event_id = $1`, [delivered])).toEqual([{ n: 0 }]);
+    expect(await db.query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = ANY($1)`, [[original.id, replay.body.id]])).toEqual([{ n: 0 }]);
+    expect((await get(`/v1/events/${delivered}`, session.auth)).status).toBe(404);
+    expect((await get(`/v1/events/${pending}`, session.auth)).status).toBe(200);
+  });
+});
