@@ -194,6 +194,35 @@ describe('OpenAPI document (e2e)', () => {
       expect(limit.schema.maximum).toBeUndefined();
     });
 
+    it('documents the subscriber routes with their scopes, filters, examples and every error they answer', () => {
+      const documented = (path: string, method: string) => {
+        const operation = document.paths[path][method];
+        return { operation, statuses: Object.keys(operation.responses).map(Number), parameters: (operation.parameters as Json[]).map((parameter) => parameter.name) };
+      };
+      const feed = documented('/v1/events', 'get');
+      expect(feed.operation['x-required-scopes']).toEqual([]);
+      expect(feed.parameters).toEqual(expect.arrayContaining(['types', 'since', 'limit', 'cursor']));
+      expect(feed.statuses).toEqual(expect.arrayContaining([200, 401, 422, 429]));
+      expect(feed.operation.responses['422'].content['application/problem+json'].example).toMatchObject({ code: 'unknown_event_type' });
+      expect(feed.operation.responses['422'].description).toContain('errors.integrations.events.invalid_cursor');
+      expect(documented('/v1/events/{id}', 'get').statuses).toEqual(expect.arrayContaining([200, 401, 404, 422]));
+
+      const testEvents = documented('/v1/webhook_endpoints/{id}/test_events', 'post');
+      expect(testEvents.operation['x-required-scopes']).toEqual(['int:webhooks:manage']);
+      expect(testEvents.statuses).toEqual(expect.arrayContaining([202, 401, 403, 404, 409, 422, 429]));
+      expect(testEvents.operation.requestBody.required).toBe(false);
+      expect(testEvents.operation.responses['422'].content['application/problem+json'].example).toMatchObject({ code: 'event_type_not_subscribed' });
+      expect(testEvents.operation.responses['403'].description).toContain('pii_not_granted');
+      expect(testEvents.operation.responses['409'].description).toContain('endpoint_not_active');
+
+      const retry = documented('/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry', 'post');
+      expect(retry.statuses).toEqual(expect.arrayContaining([202, 404, 409, 422, 429]));
+      expect(retry.operation.responses['409'].description).toContain('errors.integrations.webhooks.delivery_not_pending');
+      expect(documented('/v1/webhook_endpoints/{id}/deliveries', 'get').parameters).toEqual(expect.arrayContaining(['status', 'event_type', 'since']));
+
+      expect(document.components.schemas.WebhookEvent.properties.test).toMatchObject({ const: true });
+    });
+
     it('names its licence', () => {
       expect(document.info.license).toEqual({ name: 'Proprietary', identifier: 'LicenseRef-Proprietary' });
     });

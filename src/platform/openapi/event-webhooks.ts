@@ -20,6 +20,11 @@ const ENVELOPE: JsonSchema = {
       description: 'The API version that shapes this body: the endpoint’s `pinned_version`, else the version current when the event was fanned out. A replay keeps it.',
       examples: ['2026-05-16'],
     },
+    test: {
+      type: 'boolean',
+      const: true,
+      description: 'Present (and true) only on a test event sent with `POST /v1/webhook_endpoints/{id}/test_events`, whose `data` is the catalogue’s example.',
+    },
     // Open to any member, so that a generated type of the envelope (an index signature) narrows to each type's data rather than contradicting it.
     data: { type: 'object', additionalProperties: true, description: 'The resource the event is about; its schema depends on `type`.' },
   },

@@ -41,8 +41,17 @@ class SecondCleanupHandler {
   }
 }
 
+/** The other jobs' handler, so that each test is about the cleanup job alone. */
+@Injectable()
+class RetentionHandler {
+  @OnJob(JobName.EventsRetention)
+  async run() {
+    return 'kept';
+  }
+}
+
 async function registryWith(...handlers: (typeof CleanupHandler | typeof SecondCleanupHandler)[]) {
-  const module = await Test.createTestingModule({ imports: [DiscoveryModule], providers: [JobRegistry, ...handlers] }).compile();
+  const module = await Test.createTestingModule({ imports: [DiscoveryModule], providers: [JobRegistry, RetentionHandler, ...handlers] }).compile();
   await module.init();
   return module;
 }

@@ -47,13 +47,13 @@ export class WebhookDeliveriesController {
     schema: { type: 'string', format: 'date-time' },
     description: `Only deliveries created at or after this RFC 3339 date-time; a bare date or other text is ${detailKey('WebhookInvalidSince')}.`,
   })
-  @ApiPaginatedResponse(WebhookDeliveryDto, 'A page of deliveries.')
-  @ApiProblemResponses(404)
   @ApiProblem(
     422,
     `${detailKey('InvalidCursor')} (unreadable, or issued for other filters), ${detailKey('WebhookUnknownEventType')} (\`event_type\`), ` +
       `${detailKey('WebhookInvalidSince')} (\`since\`), ${detailKey('InvalidInput')} (\`status\` not a delivery state, a parameter given twice, \`limit\` not an integer, a malformed id).`,
   )
+  @ApiPaginatedResponse(WebhookDeliveryDto, 'A page of deliveries.')
+  @ApiProblemResponses(404)
   list(
     @CurrentAuth() auth: AuthContext,
     @Param('id', UuidPipe) id: string,

@@ -46,7 +46,6 @@ export class EventsFeedController {
     example: '2026-05-16T08:00:00Z',
     description: `RFC 3339 date-time with a time zone, inclusive. A bare date or other text is ${detailKey('WebhookInvalidSince')}.`,
   })
-  @ApiPaginatedResponse(EventDto, 'A page of events.')
   @ApiProblem(
     422,
     `${detailKey('WebhookUnknownEventType')} (\`types\`), ${detailKey('WebhookInvalidSince')} (\`since\`), ${detailKey('EventsInvalidCursor')} ` +
@@ -62,6 +61,7 @@ export class EventsFeedController {
       unknown_event_types: ['fin.invoice.deleted'],
     },
   )
+  @ApiPaginatedResponse(EventDto, 'A page of events.')
   list(@CurrentAuth() auth: AuthContext, @Query('types') types: unknown, @Query('since') since: unknown, @PageParams() page: PageRequest) {
     return this.feed.list(auth, { types: eventTypesParam(types, 'types'), since: sinceParam(since) }, page);
   }
