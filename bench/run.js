@@ -1,6 +1,7 @@
 // Benchmark: the service against a bare node:http + pg baseline doing the same key lookup and
 // query, measured in the same run on the same machine; prints requests/s, mean/p50/p99 latency
-// and the service ÷ baseline ratios, list page 200 vs page 1, POST with vs without an
+// and the service ÷ baseline ratios, list page 200 vs page 1, the events feed's page 50 vs page 1
+// (10,000 events, read by a key that sees four types), POST with vs without an
 // Idempotency-Key, the API process's resident memory, and a final `RESULT {json}` line.
 // Run with `npm run bench` (builds first). Needs the local PostgreSQL and Redis; creates and
 // drops its own database. BENCH_API_PROCESSES=N runs N service processes under node:cluster;
@@ -23,6 +24,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 10_000);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const PROCESSES = Number(process.env.BENCH_API_PROCESSES ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const PROFILE_DIR = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'bench-profile-')) : undefined;
@@ -146,10 +148,29 @@ function measurePost(title, base, { key, customer }, idempotent, seconds) {
   }, seconds);
 }
 
-async function walkToPage(base, key, page) {
+/**
+ * EVENTS events of the four invoice types, copied in SQL from the one the template invoice fired
+ * (each with its own id and time in the envelope too), for the events feed.
+ */
+async function seedEvents({ tenantId, pool }) {
+  await pool.query(
+    `WITH template AS (SELECT envelope, created_at FROM events WHERE tenant_id = $1 AND type = 'fin.invoice.created' LIMIT 1)
+     INSERT INTO events (id, tenant_id, type, envelope, created_at, dispatched_at)
+     SELECT x.id, $1, x.type,
+            template.envelope || jsonb_build_object('id', x.id, 'type', x.type, 'created_at', to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+            x.at, x.at
+       FROM template, generate_series(1, $2::int) g,
+            LATERAL (SELECT gen_random_uuid() AS id, template.created_at - g * interval '1 second' AS at,
+                            (ARRAY['fin.invoice.created', 'fin.invoice.updated', 'fin.invoice.voided', 'fin.invoice.paid'])[1 + g % 4] AS type) x`,
+    [tenantId, EVENTS - 1],
+  );
+  await pool.query('ANALYZE events');
+}
+
+async function walkToPage(base, key, page, path = '/v1/invoices') {
   let cursor;
   for (let index = 1; index < page; index += 1) {
-    const response = await fetch(`${base}/v1/invoices?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+    const response = await fetch(`${base}${path}?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
       headers: { authorization: `Bearer ${key}` },
     });
     cursor = (await response.json()).next_cursor;
@@ -248,6 +269,14 @@ async function main() {
     );
     pairs.page = ratioRow('ratio page 200 ÷ page 1', deep, first);
     rows.push(first, deep, pairs.page);
+    await seedEvents(context);
+    const eventsCursor = await walkToPage(service, context.key, 50, '/v1/events');
+    const [eventsFirst, eventsDeep] = await measurePair(
+      (seconds) => measure('service  GET /v1/events page 1', `${service}/v1/events?limit=50`, context.key, {}, seconds),
+      (seconds) => measure('service  GET /v1/events page 50', `${service}/v1/events?limit=50&cursor=${encodeURIComponent(eventsCursor)}`, context.key, {}, seconds),
+    );
+    pairs.events = ratioRow('ratio events page 50 ÷ page 1', eventsDeep, eventsFirst);
+    rows.push(eventsFirst, eventsDeep, pairs.events);
     const [plain, idempotent] = await measurePair(
       (seconds) => measurePost('service  POST /v1/invoices', service, context, false, seconds),
       (seconds) => measurePost('service  POST /v1/invoices + Idempotency-Key', service, context, true, seconds),
@@ -272,6 +301,8 @@ async function main() {
       idempotent_post_latency_ratio: round(pairs.post.mean),
       rss_mb: Math.round(Math.max(...rss)),
       page200_over_page1: round(pairs.page.mean),
+      events_page1_rps: Math.round(eventsFirst.rps),
+      events_page50_over_page1: round(pairs.events.mean),
     };
     const goal = {
       retrieve_ratio: result.retrieve_ratio >= 0.6,

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { EventType } from '../../src/platform/catalog/event-types.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { EventsRetentionJob } from '../../src/webhooks/delivery/events-retention.job.js';
+import { FEED_SQL } from '../../src/webhooks/events-feed/events-feed.service.js';
 import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
 import { createEndpoint, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
@@ -176,6 +177,42 @@ describe('events feed (e2e)', () => {
       expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(refused.body).toMatchObject({ detail_key: detailKey, ...members });
     });
+  });
+
+  it('reads a page from the feed indexes by keyset: no sort, no other company’s rows, at most a page per type', async () => {
+    const [mine, theirs] = [await createTenantSession(api.app, { scopes: [Scope.All] }), await createTenantSession(api.app, { scopes: [Scope.All] })];
+    for (const tenant of [mine, theirs]) {
+      await db.query(
+        `INSERT INTO events (id, tenant_id, type, envelope, created_at, dispatched_at)
+         SELECT gen_random_uuid(), $1, (ARRAY['fin.invoice.created', 'fin.invoice.paid', 'fm.vehicle.updated'])[1 + g % 3], '{}', now() - g * interval '1 second', now()
+           FROM generate_series(1, 3000) g`,
+        [tenant.tenant.id],
+      );
+    }
+    await db.query('ANALYZE events');
+    const [middle] = await db.query(`SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS at, id FROM events WHERE tenant_id = $1 ORDER BY created_at DESC LIMIT 1 OFFSET 1500`, [mine.tenant.id]);
+    const plan = async (sql: string, parameters: unknown[]) => {
+      const [row] = await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, [mine.tenant.id, ...parameters]);
+      const nodes: Record<string, any>[] = [];
+      const walk = (node: Record<string, any>) => {
+        nodes.push(node);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(row['QUERY PLAN'][0].Plan);
+      return nodes.filter((node) => node['Relation Name'] === 'events');
+    };
+
+    for (const [since, after] of [['-infinity', ['infinity', 'ffffffff-ffff-ffff-ffff-ffffffffffff']], ['2000-01-01T00:00:00Z', [middle.at, middle.id]]]) {
+      const [scan, ...others] = await plan(FEED_SQL.everyType, [since, ...after, 51]);
+      expect(others).toEqual([]);
+      expect(scan).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'events_feed_idx', 'Actual Rows': 51 });
+      expect(scan['Rows Removed by Filter'] ?? 0).toBe(0);
+
+      const perType = await plan(FEED_SQL.ofTypes, [['fin.invoice.created', 'fin.invoice.paid'], since, ...after, 51]);
+      expect(perType).toHaveLength(1);
+      expect(perType[0]).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'events_feed_type_idx', 'Actual Loops': 2, 'Actual Rows': 51 });
+      expect(perType[0]['Rows Removed by Filter'] ?? 0).toBe(0);
+    }
   });
 
   it('retention (on an injected clock): deletes old events in batches with their deliveries, keeping one with a pending delivery', async () => {

@@ -25,6 +25,26 @@ interface FeedRow {
 }
 
 const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position_ts`;
+/**
+ * The feed's two statements (exported for the test that reads their plans). `everyType`: one
+ * range of `events_feed_idx`. `ofTypes`: one range of `events_feed_type_idx` per type, each
+ * stopping at the page size, merged.
+ */
+export const FEED_SQL = {
+  everyType: `SELECT id, envelope, ${POSITION} FROM events
+     WHERE tenant_id = $1 AND NOT test AND created_at >= $2::timestamptz
+       AND (created_at, id) < ($3::timestamp AT TIME ZONE 'UTC', $4::uuid)
+     ORDER BY created_at DESC, id DESC LIMIT $5`,
+  ofTypes: `SELECT e.id, e.envelope, e.position_ts FROM unnest($2::text[]) AS t(type)
+      CROSS JOIN LATERAL (
+        SELECT id, envelope, created_at, ${POSITION} FROM events
+         WHERE tenant_id = $1 AND type = t.type AND NOT test AND created_at >= $3::timestamptz
+           AND (created_at, id) < ($4::timestamp AT TIME ZONE 'UTC', $5::uuid)
+         ORDER BY created_at DESC, id DESC LIMIT $6
+      ) e
+     ORDER BY e.created_at DESC, e.id DESC LIMIT $6`,
+};
+
 /** Where a first page starts, and a feed without `since` ends: bounds the keyset condition always has. */
 const NEWEST = { createdAt: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
 const OLDEST = '-infinity';
@@ -75,29 +95,11 @@ export class EventsFeedService {
 
   private everyType(tenantId: string, since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
     const from = after ?? NEWEST;
-    return this.data.forTenant(tenantId).hotQuery<FeedRow>(
-      'events-feed',
-      `SELECT id, envelope, ${POSITION} FROM events
-        WHERE tenant_id = $1 AND NOT test AND created_at >= $2::timestamptz
-          AND (created_at, id) < ($3::timestamp AT TIME ZONE 'UTC', $4::uuid)
-        ORDER BY created_at DESC, id DESC LIMIT $5`,
-      [since ?? OLDEST, from.createdAt, from.id, take],
-    );
+    return this.data.forTenant(tenantId).hotQuery<FeedRow>('events-feed', FEED_SQL.everyType, [since ?? OLDEST, from.createdAt, from.id, take]);
   }
 
   private ofTypes(tenantId: string, types: readonly string[], since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
     const from = after ?? NEWEST;
-    return this.data.forTenant(tenantId).hotQuery<FeedRow>(
-      'events-feed-types',
-      `SELECT e.id, e.envelope, e.position_ts FROM unnest($2::text[]) AS t(type)
-         CROSS JOIN LATERAL (
-           SELECT id, envelope, created_at, ${POSITION} FROM events
-            WHERE tenant_id = $1 AND type = t.type AND NOT test AND created_at >= $3::timestamptz
-              AND (created_at, id) < ($4::timestamp AT TIME ZONE 'UTC', $5::uuid)
-            ORDER BY created_at DESC, id DESC LIMIT $6
-         ) e
-        ORDER BY e.created_at DESC, e.id DESC LIMIT $6`,
-      [types, since ?? OLDEST, from.createdAt, from.id, take],
-    );
+    return this.data.forTenant(tenantId).hotQuery<FeedRow>('events-feed-types', FEED_SQL.ofTypes, [types, since ?? OLDEST, from.createdAt, from.id, take]);
   }
 }
