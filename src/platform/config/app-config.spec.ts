@@ -35,6 +35,12 @@ describe('loadConfig', () => {
     expect(config.errorsBaseUrl).toBe('https://errors.example.com');
   });
 
+  it('takes PUBLIC_BASE_URL from PORT when it is unset, so links and /docs follow the port', () => {
+    expect(loadConfig({ PORT: '8080' })).toMatchObject({ publicBaseUrl: 'http://localhost:8080', errorsBaseUrl: 'http://localhost:8080/errors' });
+    expect(loadConfig({}).publicBaseUrl).toBe('http://localhost:3000');
+    expect(loadConfig({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.com' }).publicBaseUrl).toBe('https://api.example.com');
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],

@@ -80,8 +80,10 @@ export class AppConfig {
   @IsIn(APP_ROLES, { each: true })
   APP_ROLES: AppRole[] = ['api', 'mcp', 'worker'];
 
+  /** Unset: `http://localhost:${PORT}`, so links, `/docs` and the OpenAPI `servers` follow the port. */
+  @IsOptional()
   @IsUrl(URL_OPTIONS)
-  PUBLIC_BASE_URL = 'http://localhost:3000';
+  PUBLIC_BASE_URL?: string = undefined;
 
   @IsOptional()
   @IsUrl(URL_OPTIONS)
@@ -272,7 +274,7 @@ export class AppConfig {
   }
 
   get publicBaseUrl(): string {
-    return this.PUBLIC_BASE_URL.replace(/\/+$/, '');
+    return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
   }
 
   /** `TRUST_PROXY` as express takes it: false, a hop count, or the addresses and ranges. */

@@ -23,14 +23,14 @@ describe('request log line', () => {
     });
   });
 
-  it('logs 5xx and aborted requests at error, the rest at info, and nothing below the level', () => {
+  it('logs 5xx at error and the rest at info, a client that hung up (499) included, and nothing below the level', () => {
     const { logger, lines } = captureLogs('warn');
     const log = requestLogLine(logger);
     for (const status of [200, 404, 429, 500, 499]) log({ traceId: 't' } as never, outcome(status));
-    expect(lines.map((line) => [line.status, line.level])).toEqual([
-      [500, 50],
-      [499, 50],
-    ]);
+    expect(lines.map((line) => [line.status, line.level])).toEqual([[500, 50]]);
+    const all = captureLogs('info');
+    requestLogLine(all.logger)({ traceId: 't' } as never, outcome(499));
+    expect(all.lines.map((line) => [line.status, line.level])).toEqual([[499, 30]]);
   });
 });
 

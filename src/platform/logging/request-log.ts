@@ -43,12 +43,14 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
  * One compact line per request: method, route pattern, status, duration, trace id and the API
  * key's public prefix. Built from these fields alone, never from the request or response
  * objects, so no header, query string or body (where a misplaced key could sit) reaches the log,
- * and the line needs no redaction. 5xx and aborted requests at `error`, the rest at `info`.
+ * and the line needs no redaction. 5xx at `error`, the rest (a request the client abandoned,
+ * 499, included) at `info`.
  */
 export function requestLogLine(logger: Logger): (request: ApiRequest, outcome: RequestOutcome) => void {
   const lines = logger.child({}, { redact: { paths: [] } });
   return (request, outcome) => {
-    const level = outcome.status >= 500 || outcome.status === 499 ? 'error' : 'info';
+    // 499 is the client hanging up: its choice, not a fault of ours to alert on.
+    const level = outcome.status >= 500 ? 'error' : 'info';
     if (!lines.isLevelEnabled(level)) return;
     lines[level](
       {
