@@ -173,4 +173,26 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     ]);
     expect((await db.query('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1', [id]))[0].n).toBe(0);
   }, TIMEOUT_MS);
+
+  it('names an unknown command or flag and suggests the closest one, exiting 1', async () => {
+    await Promise.all([
+      fails(['tenant:crate', '--name', 'X'], /unknown command 'tenant:crate'\s*\(Did you mean tenant:create\?\)/),
+      fails(['tenant:create', '--name', 'X', '--slugg', 'x'], /unknown option '--slugg'\s*\(Did you mean --slug\?\)/),
+    ]);
+  }, TIMEOUT_MS);
+
+  it('prints help on stdout with exit 0: every command with a description and its flags, and each command\'s own', async () => {
+    const [overview, helpCommand, one] = await Promise.all([cli('--help'), cli('help'), cli('seed:demo', '--help')]);
+    for (const result of [overview, helpCommand, one]) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(helpCommand.stdout).toBe(overview.stdout);
+    expect(overview.stdout).not.toContain('outputHelp');
+    const listed = overview.stdout.slice(overview.stdout.indexOf('Commands:')).split('\n').filter((line) => /^  [a-z]/.test(line));
+    const commands = listed.map((line) => line.trim().split(' ')[0]).filter((name) => name !== 'help');
+    expect(commands).toEqual(expect.arrayContaining(['tenant:create', 'key:create', 'event:emit', 'invoice:issue', 'webhook:grant-pii', 'mcp-token:create', 'seed:demo']));
+    expect(commands).toHaveLength(20);
+    for (const line of listed) expect(line.trim()).toMatch(/^\S+( .*)?\s{2,}\S/);
+    expect(overview.stdout).toMatch(/tenant:create --name <name> \[--slug <slug>\] \[--currencies <codes>\]\s+create a company/);
+    expect(one.stdout).toMatch(/Usage: cli seed:demo \[options\]/);
+    expect(one.stdout).toContain('--records');
+  }, TIMEOUT_MS);
 });

@@ -26,8 +26,8 @@ function readRoutes(app: TestApi['app']): string[] {
     if (METHODS.every((method) => methods.includes(method.toLowerCase()))) return [];
     return methods.filter((method) => method === 'get').map(() => route.path);
   });
-  // The catalogue of event types is served beside the resources, not as one.
-  return served.filter((path) => /^\/v1\/(?!openapi|webhook_endpoints|event_types)/.test(path)).sort();
+  // The catalogue of event types and the events feed are served beside the resources, not as ones.
+  return served.filter((path) => /^\/v1\/(?!openapi|webhook_endpoints|event_types|events(\/|$))/.test(path)).sort();
 }
 
 const routesOf = (resources: readonly { name: string }[]) => resources.flatMap((resource) => [`/v1/${resource.name}`, `/v1/${resource.name}/:id`]).sort();

@@ -18,18 +18,18 @@ const processOutput: CliOutput = {
 
 /**
  * The whole CLI run behind `node dist/cli.js`: one JSON object on stdout and exit code 0, or a
- * message on stderr and 1. Separate from the entry file so tests run exactly this path.
+ * message on stderr and 1. Help, when asked for, goes to stdout with exit code 0. Separate from the entry file so tests run exactly this path.
  */
 export async function cliMain(argv: string[], io: CliOutput = processOutput): Promise<number> {
   let context: INestApplicationContext | undefined;
   try {
-    const printed = await runCommand(argv, async () => {
+    const result = await runCommand(argv, async () => {
       const config = loadConfig();
       await migrate(config.DATABASE_URL);
       context = await NestFactory.createApplicationContext(CliModule.register(config), { logger: false });
       return context;
     }, COMMAND_GROUPS);
-    io.stdout(`${JSON.stringify(printed)}\n`);
+    io.stdout('help' in result ? result.help : `${JSON.stringify(result.json)}\n`);
     return 0;
   } catch (error) {
     io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);

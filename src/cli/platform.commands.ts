@@ -25,6 +25,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
 
   program
     .command('tenant:create')
+    .description('create a company; prints {id, slug, name}')
     .requiredOption('--name <name>')
     .option('--slug <slug>')
     .option('--currencies <codes>', 'comma-separated ISO 4217 codes', list, ['EUR'])
@@ -35,6 +36,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
 
   program
     .command('tenant:deactivate')
+    .description('deactivate a company: its keys and tokens answer 404 tenant_not_found; prints {id, active}')
     .requiredOption('--tenant <id>')
     .action(async (options: { tenant: string }) => {
       const tenant = await (await tenants()).deactivate(options.tenant);
@@ -43,6 +45,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
 
   program
     .command('user:create')
+    .description('add a person to a company with read permissions (fin.invoices:read, …); prints {id}')
     .requiredOption('--tenant <id>')
     .requiredOption('--email <email>')
     .option('--permissions <list>', 'comma-separated permissions', list, [])
@@ -53,6 +56,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
 
   program
     .command('user:set-permissions')
+    .description("replace a person's permissions; their agent-tool tokens follow at once; prints {id, permissions}")
     .requiredOption('--user <id>')
     .requiredOption('--permissions <list>', 'comma-separated permissions; empty for none', list)
     .action(async (options: { user: string; permissions: string[] }) => {
@@ -62,6 +66,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
 
   program
     .command('key:create')
+    .description('issue an oh_live_ API key with scopes; prints {id, key}, the key only this once')
     .requiredOption('--tenant <id>')
     .requiredOption('--scopes <list>', 'comma-separated scopes', list)
     .option('--expires-at <rfc3339>', 'expiry', timestamp)
@@ -86,6 +91,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
   ] as const) {
     program
       .command(command)
+      .description(`mark an API key ${state}: it answers 401 from the next request on; prints {id, state}`)
       .requiredOption('--key <id>')
       .action(async (options: { key: string }) => output(await (await keys()).changeState(options.key, state)));
   }

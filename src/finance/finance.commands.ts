@@ -10,6 +10,7 @@ export function financeCommands(program: Command, { context, output }: CommandGr
 
   program
     .command('customer:create')
+    .description('add a customer to a company, for invoices to reference; prints {id}')
     .requiredOption('--tenant <id>')
     .option('--name <name>')
     .action(async (options: { tenant: string; name?: string }) => {
@@ -19,6 +20,7 @@ export function financeCommands(program: Command, { context, output }: CommandGr
 
   program
     .command('product:create')
+    .description('add a product to a company; prints {id}')
     .requiredOption('--tenant <id>')
     .option('--name <name>')
     .action(async (options: { tenant: string; name?: string }) => {
@@ -28,6 +30,7 @@ export function financeCommands(program: Command, { context, output }: CommandGr
 
   program
     .command('tax-rate:create')
+    .description('add a tax rate to a company; prints {id}')
     .requiredOption('--tenant <id>')
     .requiredOption('--rate <percent>', 'percentage, 0 to 100 (19 means 19 %)')
     .action(async (options: { tenant: string; rate: string }) => {
@@ -37,18 +40,21 @@ export function financeCommands(program: Command, { context, output }: CommandGr
 
   program
     .command('invoice:issue')
+    .description('issue a draft invoice (as the Finance application would); prints the invoice')
     .requiredOption('--tenant <id>')
     .requiredOption('--invoice <id>')
     .action(async (options: { tenant: string; invoice: string }) => output(await (await finance()).issue(options.tenant, options.invoice)));
 
   program
     .command('invoice:mark-overdue')
+    .description('mark an issued invoice overdue; prints the invoice')
     .requiredOption('--tenant <id>')
     .requiredOption('--invoice <id>')
     .action(async (options: { tenant: string; invoice: string }) => output(await (await finance()).markOverdue(options.tenant, options.invoice)));
 
   program
     .command('payment:record')
+    .description('record a payment against an invoice (fires fin.invoice.paid when it settles it); prints the payment')
     .requiredOption('--tenant <id>')
     .requiredOption('--invoice <id>')
     .requiredOption('--amount-minor <n>', 'whole minor units, 1 up to the balance', integer)
@@ -58,6 +64,7 @@ export function financeCommands(program: Command, { context, output }: CommandGr
 
   program
     .command('payment:refund')
+    .description('refund a recorded payment; prints the payment')
     .requiredOption('--tenant <id>')
     .requiredOption('--payment <id>')
     .action(async (options: { tenant: string; payment: string }) => output(await (await finance()).refundPayment(options.tenant, options.payment)));

@@ -20,7 +20,7 @@ describe('Finance-application CLI commands (e2e)', () => {
   });
   afterAll(() => api.close());
 
-  const cli = async (...argv: string[]) => (await runCommand(argv, async () => api.app, COMMAND_GROUPS)) as Json;
+  const cli = async (...argv: string[]) => ((await runCommand(argv, async () => api.app, COMMAND_GROUPS)) as { json: Json }).json;
   const tenant = () => session.tenant.id;
   const draft = async (body: Json = {}) => {
     const res = await api.http.post('/v1/invoices').set('Authorization', session.auth).send(fin.invoiceBody(body));
