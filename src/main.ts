@@ -1,17 +1,24 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './platform/config/app-config.js';
+import { MISSING_SECRETS_KEY_WARNING } from './platform/crypto/secrets-cipher.js';
 import { migrate } from './platform/database/database.js';
+import { trackRequests } from './platform/http/draining.js';
 import { createLogger } from './platform/logging/logger.js';
 import { serveMetrics } from './platform/metrics/metrics-server.js';
 import { Metrics } from './platform/metrics/metrics.service.js';
 
+/** What one running role does when the process stops: drain and close, answering what it drained. */
+type Stop = () => Promise<Record<string, unknown>>;
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config).child({ context: 'main' });
+  if (config.SECRETS_KEY === undefined) logger.warn(MISSING_SECRETS_KEY_WARNING);
   const applied = await migrate(config.DATABASE_URL);
   if (applied.length > 0) logger.info(`applied migrations: ${applied.join(', ')}`);
 
+  const stops: { role: string; stop: Stop }[] = [];
   let metrics: Metrics | undefined;
   // Each role's module graph is imported only when the role runs: an API-only process then never
   // loads the agent-tool server's SDK or the worker's handlers, which would only hold memory.
@@ -19,26 +26,76 @@ async function main(): Promise<void> {
     const { createApiApp } = await import('./app/create-api-app.js');
     const app = await createApiApp(config);
     metrics = app.get(Metrics);
+    const requests = trackRequests(app.getHttpServer());
     await app.listen(config.PORT);
     // The bound port, which differs from PORT when PORT is 0.
     const { port } = app.getHttpServer().address() as AddressInfo;
     logger.info({ port }, `REST API listening on port ${port}`);
+    stops.push({
+      role: 'api',
+      stop: async () => {
+        const inFlight = await requests.drain();
+        await app.close();
+        return { in_flight_requests: inFlight };
+      },
+    });
   }
   if (config.hasRole('mcp')) {
     const { createMcpServer } = await import('./app/create-mcp-server.js');
-    const { server } = await createMcpServer(config);
-    await new Promise<void>((resolve) => server.listen(config.MCP_PORT, resolve));
-    const { port } = server.address() as AddressInfo;
+    const mcp = await createMcpServer(config);
+    const requests = trackRequests(mcp.server);
+    await new Promise<void>((resolve) => mcp.server.listen(config.MCP_PORT, resolve));
+    const { port } = mcp.server.address() as AddressInfo;
     logger.info({ port }, `agent-tool server listening on port ${port}`);
+    stops.push({
+      role: 'mcp',
+      stop: async () => {
+        const inFlight = await requests.drain();
+        await mcp.context.close();
+        return { in_flight_requests: inFlight };
+      },
+    });
   }
   if (config.hasRole('worker')) {
     const { createWorkerContext } = await import('./app/create-worker-context.js');
-    metrics = (await createWorkerContext(config)).get(Metrics);
+    const worker = await createWorkerContext(config);
+    metrics = worker.get(Metrics);
     logger.info('worker started');
+    // The delivery dispatcher logs the attempts it let finish; the queue workers finish their jobs.
+    stops.push({
+      role: 'worker',
+      stop: async () => {
+        await worker.close();
+        return {};
+      },
+    });
   }
   if (metrics && config.METRICS_PORT !== undefined) {
     const server = await serveMetrics(config.METRICS_PORT, metrics, (error) => logger.error({ err: error }, 'collecting metrics failed'));
+    const scrapes = trackRequests(server);
     logger.info({ metrics_port: (server.address() as AddressInfo).port }, 'metrics served');
+    stops.push({ role: 'metrics', stop: async () => ({ in_flight_requests: await scrapes.drain() }) });
+  }
+
+  // One handler for the whole process (not one per role, whose first to finish would end the
+  // others' drain): the servers stop accepting and finish their requests, then the worker lets
+  // its attempts and jobs finish, each role logging what it drained; then exit 0.
+  const shutdown = async (signal: NodeJS.Signals) => {
+    const started = Date.now();
+    logger.info({ signal }, 'shutting down');
+    for (const { role, stop } of stops) {
+      logger.info({ role, ...(await stop()) }, `${role} stopped`);
+    }
+    logger.info({ signal, duration_ms: Date.now() - started }, 'shut down');
+    process.exit(0);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () =>
+      void shutdown(signal).catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      }),
+    );
   }
 }
 

@@ -29,7 +29,6 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   configureHttpPipeline(app, config);
   answerClientErrors(app.getHttpServer(), config);
   publishOpenApi(app, config, FEATURE_TAGS);
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }

@@ -38,7 +38,6 @@ export interface McpServerHandle {
 export async function createMcpServer(config: AppConfig): Promise<McpServerHandle> {
   const context = await NestFactory.createApplicationContext(McpRoleModule.register(config, await loadAreaSummaries()), { bufferLogs: true, abortOnError: false });
   context.useLogger(context.get(PinoNestLogger));
-  context.enableShutdownHooks();
   const http = context.get(McpHttpService);
   const server = createServer((request, response) => void http.handle(request, response));
   return {

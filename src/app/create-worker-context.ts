@@ -16,6 +16,5 @@ export async function createWorkerContext(config: AppConfig, extraModules: Type[
   });
   // JSON logs through pino, like the API role.
   context.useLogger(context.get(PinoNestLogger));
-  context.enableShutdownHooks();
   return context;
 }

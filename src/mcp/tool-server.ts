@@ -63,10 +63,18 @@ export class ToolServer implements OnModuleDestroy {
         registers: [metrics.registry],
       }),
     );
-    this.handler = createMcpHandler(({ authInfo }) => this.serverFor(requestOf(authInfo)), {
-      responseMode: 'json',
-      onerror: (error) => this.logger.debug(`MCP request refused: ${error.message}`),
-    });
+    // The SDK warns on the console, outside the JSON log, that JSON answers drop mid-call
+    // notifications: chosen on purpose (the tools send none), so its words go to the log at debug.
+    const warn = console.warn;
+    console.warn = (...words: unknown[]) => this.logger.debug(words.join(' '));
+    try {
+      this.handler = createMcpHandler(({ authInfo }) => this.serverFor(requestOf(authInfo)), {
+        responseMode: 'json',
+        onerror: (error) => this.logger.debug(`MCP request refused: ${error.message}`),
+      });
+    } finally {
+      console.warn = warn;
+    }
   }
 
   /** Aborts exchanges still running when the process shuts down. */

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -37,11 +37,14 @@ export function openWith(key: Buffer, sealed: Buffer): string {
  * SECRETS_KEY (never in production: the configuration refuses to load) one key is generated per
  * database and kept in `platform_settings`, so every process of a development setup can open
  * what another sealed — at the price that the key then sits beside the ciphertexts, which is
- * why it is logged as a warning.
+ * why the process warns at start (MISSING_SECRETS_KEY_WARNING, once however many roles it runs).
  */
+export const MISSING_SECRETS_KEY_WARNING =
+  'SECRETS_KEY is not set: webhook signing secrets are encrypted under a development key stored in the database. ' +
+  'Set SECRETS_KEY (openssl rand -base64 32) for any real deployment; NODE_ENV=production refuses to start without it.';
+
 @Injectable()
 export class SecretsCipher implements OnModuleInit {
-  private readonly logger = new Logger(SecretsCipher.name);
   private key: Buffer;
 
   constructor(
@@ -54,10 +57,6 @@ export class SecretsCipher implements OnModuleInit {
       this.key = decodeSecretsKey(this.config.SECRETS_KEY);
       return;
     }
-    this.logger.warn(
-      'SECRETS_KEY is not set: webhook signing secrets are encrypted under a development key stored in the database. ' +
-        'Set SECRETS_KEY (openssl rand -base64 32) for any real deployment; NODE_ENV=production refuses to start without it.',
-    );
     this.key = decodeSecretsKey(await this.sharedDevelopmentKey());
   }
 

@@ -1,4 +1,4 @@
-import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DeliveryAttemptHandler, type FreeSlot } from './delivery-attempt.handler.js';
 import { type CircuitChange, DeliveryGate, type Grant, type SlotRelease } from './gate/delivery-gate.js';
@@ -22,7 +22,7 @@ const ERROR_RETRY_MS = 5000;
  * At shutdown it takes no more slots and waits for the attempts in flight to be recorded.
  */
 @Injectable()
-export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryDispatcher.name);
   private readonly capacity: number;
   private active = 0;
@@ -52,11 +52,18 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, BeforeApplica
     this.pump();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
+  /**
+   * First thing at shutdown: takes no more slots, lets the attempts in flight finish and record
+   * their outcome, and says how many there were. (The sender's pools close gracefully meanwhile;
+   * the gate's Redis and the database stay open until the later shutdown hooks.)
+   */
+  async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.pumping;
+    const inFlight = this.active;
     if (this.active > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+    this.logger.log({ in_flight_attempts: inFlight }, 'delivery attempts drained');
   }
 
   /** Takes slots while this process has room; once more right after the run in progress. */

@@ -1,0 +1,109 @@
+import { connect, createServer } from 'node:net';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { Scope } from '../src/platform/catalog/scopes.js';
+import { startApi, type TestApi } from './support/api.js';
+import { createEndpoint, deliveriesOf, isolatedDatabase, publishEvents } from './support/deliveries.js';
+import { type LogLine, listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
+import { createTenantSession } from './support/tenant-session.js';
+import { startReceiver } from './support/webhook-receiver.js';
+import { waitFor } from './support/wait-for.js';
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const line = (main: MainProcess, msg: string): LogLine | undefined => main.lines().find((entry) => entry.msg === msg);
+
+/**
+ * `node dist/main.js` started and stopped as an operator would (issue 19): one warning, JSON on
+ * stdout, links that follow PORT, and a SIGTERM that drains every role and exits 0.
+ */
+describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
+  let database: { url: string; drop: () => Promise<void> };
+  let api: TestApi;
+  const prefix = `${process.env.REDIS_PREFIX}-lifecycle-${randomBytes(3).toString('hex')}`;
+
+  beforeAll(async () => {
+    database = await isolatedDatabase('lifecycle');
+    api = await startApi({ env: { DATABASE_URL: database.url, REDIS_PREFIX: prefix } });
+  });
+  afterAll(async () => {
+    await api.close();
+    await database.drop();
+  });
+
+  it('runs every role with one SECRETS_KEY warning, JSON alone on stdout, links on PORT; SIGTERM finishes a request in flight and exits 0', async () => {
+    const [port, mcpPort] = [await freePort(), await freePort()];
+    const main = spawnMain({ DATABASE_URL: database.url, REDIS_PREFIX: prefix, APP_ROLES: 'api,mcp,worker', PORT: String(port), MCP_PORT: String(mcpPort), PUBLIC_BASE_URL: '', SECRETS_KEY: '' });
+    try {
+      await listeningPort(main);
+      await waitFor(async () => line(main, 'worker started'), 60_000, 'the worker to start');
+      expect(main.lines().filter((entry) => String(entry.msg).includes('SECRETS_KEY is not set'))).toHaveLength(1);
+
+      const document = (await (await fetch(`http://127.0.0.1:${port}/v1/openapi.json`)).json()) as { servers: { url: string }[] };
+      expect(document.servers).toEqual([{ url: `http://localhost:${port}` }]);
+
+      // A request whose body is still on its way when the signal comes: it is answered, then the process exits.
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+      const body = JSON.stringify({ customer_id: 'x', currency: 'EUR', lines: [] });
+      socket.write(`POST /v1/invoices HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+      // Answered after the request above was read on its own connection, so it is in flight.
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      main.child.kill('SIGTERM');
+      await waitFor(async () => line(main, 'shutting down'), 10_000, 'the shutdown to begin');
+      socket.write(body.slice(5));
+      expect(await main.exit).toBe(0);
+      await waitFor(async () => answer.includes('\r\n\r\n') && answer);
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+
+      expect(line(main, 'api stopped')).toMatchObject({ role: 'api', in_flight_requests: 1 });
+      expect(line(main, 'mcp stopped')).toMatchObject({ role: 'mcp', in_flight_requests: 0 });
+      expect(line(main, 'worker stopped')).toMatchObject({ role: 'worker' });
+      expect(line(main, 'delivery attempts drained')).toMatchObject({ in_flight_attempts: 0 });
+      expect(line(main, 'shut down')).toMatchObject({ signal: 'SIGTERM', duration_ms: expect.any(Number) });
+      for (const entry of main.lines()) expect(typeof entry.level).toBe('number');
+      expect(main.stderr()).toBe('');
+    } finally {
+      await main.stop();
+    }
+  }, 120_000);
+
+  it('lets a delivery attempt in flight finish and records it on SIGTERM: delivered once, exit 0', async () => {
+    const receiver = await startReceiver(() => ({ status: 204, delayMs: 1500 }));
+    const main = spawnMain({
+      DATABASE_URL: database.url,
+      REDIS_PREFIX: prefix,
+      APP_ROLES: 'worker',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      WEBHOOK_SWEEP_INTERVAL_MS: '500',
+    });
+    try {
+      await waitFor(async () => line(main, 'worker started'), 60_000, 'the worker to start');
+      const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+      const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/slow') });
+      await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      await waitFor(async () => receiver.requests.length > 0, 30_000, 'the attempt to reach the receiver');
+
+      main.child.kill('SIGTERM');
+      expect(await main.exit).toBe(0);
+      expect(line(main, 'delivery attempts drained')).toMatchObject({ in_flight_attempts: 1 });
+      const [delivery] = await deliveriesOf(api.app, endpoint.id);
+      expect(delivery).toMatchObject({ status: 'delivered', attempt: 1, last_response_status: 204 });
+      expect(await api.app.get(DataSource).query(`SELECT count(*)::int AS n FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id])).toEqual([{ n: 1 }]);
+      expect(receiver.requests).toHaveLength(1);
+    } finally {
+      await main.stop();
+      await receiver.close();
+    }
+  }, 120_000);
+});
