@@ -18,6 +18,9 @@ import { Tenant } from './tenant.entity.js';
 /** A row of a tenant-owned table: it belongs to exactly one company. */
 export type TenantOwned = ObjectLiteral & { tenantId: string };
 
+/** Rows per INSERT statement: below the 65,535 bind parameters for any table of under 65 columns. */
+const INSERT_CHUNK = 1000;
+
 /** Conditions of a scoped query. The company is never among them: the repository adds it. */
 export type ScopedWhere<E> = Omit<FindOptionsWhere<E>, 'tenantId'>;
 
@@ -138,12 +141,19 @@ export class TenantRepository<E extends TenantOwned> {
     return this.repository.countBy(this.where(where));
   }
 
-  /** Inserts rows of this company; answers their ids in order. */
+  /**
+   * Inserts rows of this company; answers their ids in order. Many rows go in statements of at
+   * most INSERT_CHUNK: one statement binds at most 65,535 parameters (the protocol counts them
+   * in 16 bits), which 10,000 rows of a few columns exceed.
+   */
   async insert(values: ScopedValues<E> | readonly ScopedValues<E>[]): Promise<string[]> {
-    const rows = (Array.isArray(values) ? values : [values]) as ScopedValues<E>[];
-    if (rows.length === 0) return [];
-    const { identifiers } = await this.repository.insert(rows.map((row) => this.owned(row)));
-    return identifiers.map((identifier) => identifier.id as string);
+    const rows = ((Array.isArray(values) ? values : [values]) as ScopedValues<E>[]).map((row) => this.owned(row));
+    const ids: string[] = [];
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      const { identifiers } = await this.repository.insert(rows.slice(start, start + INSERT_CHUNK));
+      ids.push(...identifiers.map((identifier) => identifier.id as string));
+    }
+    return ids;
   }
 
   /** Inserts one row of this company and answers it as stored (generated columns filled in). */

@@ -1,0 +1,51 @@
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { promisify } from 'node:util';
+import { listeningPort, spawnMain } from './support/main-process.js';
+
+const run = promisify(execFile);
+
+/** The README's quickstart block, exactly as a newcomer pastes it. */
+function quickstartBlock(): string {
+  const readme = readFileSync('README.md', 'utf8');
+  const marker = readme.indexOf('<!-- quickstart:');
+  const start = readme.indexOf('```bash\n', marker) + '```bash\n'.length;
+  return readme.slice(start, readme.indexOf('\n```', start));
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("the README's quickstart (e2e)", () => {
+  it('runs command by command against a started service, every command succeeding', async () => {
+    const block = quickstartBlock();
+    expect(block).toContain('seed:demo');
+    // Every URL is quoted (zsh would glob an unquoted ?), and the demo output stays outside the repository.
+    for (const url of block.match(/\S*\$(BASE|MCP)\S*/g) ?? []) expect(url).toMatch(/^"/);
+    expect(block).not.toMatch(/curl [^"\n]*\$(BASE|MCP)\//);
+    expect(block).toContain('DEMO="${TMPDIR:-/tmp}/');
+
+    const [port, mcpPort] = [await freePort(), await freePort()];
+    const main = spawnMain({ APP_ROLES: 'api,mcp,worker', PORT: String(port), MCP_PORT: String(mcpPort) });
+    try {
+      await listeningPort(main);
+      // -e: the first failing command fails the run; pipefail: also inside a pipe.
+      const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', block], {
+        env: { ...process.env, BASE: `http://127.0.0.1:${port}`, MCP: `http://127.0.0.1:${mcpPort}` },
+        maxBuffer: 10 * 1024 * 1024,
+      });
+      expect(stdout).toContain('"status":"issued"');
+      expect(stdout).toContain('"protocolVersion"');
+      expect(stdout).toMatch(/"type":"fin\.invoice\.created"/);
+    } finally {
+      await main.stop();
+    }
+  }, 180_000);
+});
