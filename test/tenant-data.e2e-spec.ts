@@ -30,6 +30,17 @@ describe('TenantData', () => {
     expect(await customer(id)).toEqual({ tenant_id: a.tenantId, name: 'A customer' });
   });
 
+  it('inserts more rows than one statement can bind (PostgreSQL counts parameters in 16 bits), ids in order', async () => {
+    const scope = api.app.get(TenantData).forTenant((await createTenantSession(api.app)).tenant.id);
+    // 4 columns × 17,000 rows = 68,000 parameters in one statement: more than 65,535.
+    const names = Array.from({ length: 17_000 }, (_, n) => `bulk ${n}`);
+    const ids = await scope.repository(Customer).insert(names.map((name) => ({ name, email: `${name.replace(' ', '-')}@example.test` })));
+    expect(ids).toHaveLength(17_000);
+    const stored = await db.query('SELECT id, name FROM customers WHERE tenant_id = $1', [scope.tenantId]);
+    const byId = new Map(stored.map((row: { id: string; name: string }) => [row.id, row.name]));
+    expect(ids.map((id) => byId.get(id))).toEqual(names);
+  });
+
   it("neither finds, counts, updates nor deletes another company's row by its id", async () => {
     const customers = a.repository(Customer);
     expect(await customers.findOne({ id: bCustomer })).toBeNull();
