@@ -1,3 +1,4 @@
+import { READ_RESOURCES } from '../src/app/features.js';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { createHash } from 'node:crypto';
 import type { Response } from 'supertest';
@@ -60,8 +61,15 @@ describe('seed:demo (e2e)', () => {
       .map(([path, item]) => ({ path, scope: ((item.get as unknown as Record<string, string[]>)['x-required-scopes'] ?? [])[0] }))
       .filter(({ scope }) => READ_SCOPES.includes(scope));
 
+  it('reports its progress on stderr: each seeder, then the records per resource and the time in all', () => {
+    const lines = run.stderr.trim().split('\n');
+    expect(lines.slice(0, -1).every((line) => /^seed:demo: \w+DemoSeeder done in \d+\.\d s$/.test(line))).toBe(true);
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines.at(-1)).toMatch(/^seed:demo: invoices 120, .*documents \d+; \d+\.\d s in all$/);
+    for (const resource of READ_RESOURCES) expect(lines.at(-1)).toMatch(new RegExp(`\\b${resource.name} \\d+`));
+  });
+
   it('creates a 120-record company in under 20 seconds and prints exactly the contract', () => {
-    expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(elapsed).toBeLessThan(20_000);
     expect(Object.keys(demo).sort()).toEqual(['customer_ids', 'keys', 'mcp_token', 'tenant', 'user']);

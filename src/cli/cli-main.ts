@@ -28,7 +28,7 @@ export async function cliMain(argv: string[], io: CliOutput = processOutput): Pr
       await migrate(config.DATABASE_URL);
       context = await NestFactory.createApplicationContext(CliModule.register(config), { logger: false });
       return context;
-    }, COMMAND_GROUPS);
+    }, COMMAND_GROUPS, (line) => io.stderr(`${line}\n`));
     io.stdout('help' in result ? result.help : `${JSON.stringify(result.json)}\n`);
     return 0;
   } catch (error) {

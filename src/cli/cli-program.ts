@@ -11,7 +11,12 @@ export type CommandResult = { json: unknown } | { help: string };
  * suggested) and failures throw; the entry point turns them into a stderr message and a non-zero
  * exit.
  */
-export async function runCommand(argv: string[], context: ContextProvider, groups: readonly CommandGroup[]): Promise<CommandResult> {
+export async function runCommand(
+  argv: string[],
+  context: ContextProvider,
+  groups: readonly CommandGroup[],
+  progress: (line: string) => void = () => undefined,
+): Promise<CommandResult> {
   let printed: unknown;
   let count = 0;
   let help = '';
@@ -31,6 +36,7 @@ export async function runCommand(argv: string[], context: ContextProvider, group
       printed = value;
       count += 1;
     },
+    progress,
   };
   for (const group of groups) group(program, deps);
   for (const command of program.commands) command.exitOverride().showSuggestionAfterError(true);

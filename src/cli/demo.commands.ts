@@ -10,7 +10,7 @@ import { permissionForScope, Scope } from '../platform/catalog/scopes.js';
 import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { type CommandGroupDeps, integer } from '../platform/cli/command-group.js';
-import { runDemoSeeders } from './demo-seeders.js';
+import { runDemoSeeders, seconds } from './demo-seeders.js';
 
 /** The faker seed of every demo company: the same names and values each time. */
 const DEMO_FAKER_SEED = 20_260_516;
@@ -48,7 +48,8 @@ function records(value: string): number {
  * permission, the four demo keys and an agent-tool token, all in one transaction: a failure
  * leaves nothing behind.
  */
-export async function seedDemoCompany(app: INestApplicationContext, count: number): Promise<DemoCompany> {
+export async function seedDemoCompany(app: INestApplicationContext, count: number, progress: (line: string) => void = () => undefined): Promise<DemoCompany> {
+  const started = performance.now();
   const faker = new Faker({ locale: [en, base], seed: DEMO_FAKER_SEED });
   const tenants = app.get(TenantsService);
   const keys = app.get(ApiKeysService);
@@ -60,7 +61,10 @@ export async function seedDemoCompany(app: INestApplicationContext, count: numbe
       created[name] = (await keys.create({ tenantId: tenant.id, scopes: [...scopes], userId: user.id, name: `Demo: ${name}` }, manager)).key;
     }
 
-    const ids = await runDemoSeeders(app, { data: app.get(TenantData).forTenant(tenant.id, manager), records: count, faker });
+    const data = app.get(TenantData).forTenant(tenant.id, manager);
+    const ids = await runDemoSeeders(app, { data, records: count, faker }, progress);
+    const counts = await Promise.all(READ_RESOURCES.map(async (resource) => `${resource.name} ${await data.repository(resource.entity).count({})}`));
+    progress(`seed:demo: ${counts.join(', ')}; ${seconds(started)} in all`);
 
     const { token } = await app.get(McpTokensService).create({ tenantId: tenant.id, userId: user.id, tools: ['*'] }, manager);
     return {
@@ -74,10 +78,10 @@ export async function seedDemoCompany(app: INestApplicationContext, count: numbe
 }
 
 /** `seed:demo [--records N]` (operations.md). */
-export function demoCommands(program: Command, { context, output }: CommandGroupDeps): void {
+export function demoCommands(program: Command, { context, output, progress }: CommandGroupDeps): void {
   program
     .command('seed:demo')
     .description('create a demo company with N records of every readable resource and keys ready to use')
     .option('--records <n>', `records per resource, 1-${MAX_RECORDS}`, records, DEFAULT_RECORDS)
-    .action(async (options: { records: number }) => output(await seedDemoCompany(await context(), options.records)));
+    .action(async (options: { records: number }) => output(await seedDemoCompany(await context(), options.records, progress)));
 }

@@ -8,6 +8,8 @@ export interface CommandGroupDeps {
   context: ContextProvider;
   /** Each command calls this once with the one JSON object it prints. */
   output: (value: unknown) => void;
+  /** A line of progress for the person waiting: stderr, never stdout, whose one JSON object is the contract. */
+  progress: (line: string) => void;
 }
 
 /** Registers one group of admin commands: the platform's (src/cli/commands.ts) or a feature's (its manifest). */
