@@ -191,6 +191,22 @@ describe('seed:demo (e2e)', () => {
     expect(await profile(again.tenant.id)).toEqual(await profile(third.tenant.id));
   });
 
+  it('creates the documented maximum, 10,000 records of every resource, numbered without gaps', async () => {
+    const largest = await runCli('seed:demo', '--records', '10000');
+    expect(largest.code).toBe(0);
+    const summary = largest.stderr.trim().split('\n').at(-1)!;
+    for (const resource of READ_RESOURCES) expect(summary).toContain(`${resource.name} 10000`);
+    const tenantId = (largest.json as unknown as DemoOutput).tenant.id;
+    const [numbers] = await db.query(
+      `SELECT count(number)::int AS numbered, count(DISTINCT number)::int AS distinct_numbers,
+              (SELECT sum(last_value)::int FROM finance_number_sequences WHERE tenant_id = $1 AND kind = 'invoice') AS counted
+         FROM invoices WHERE tenant_id = $1`,
+      [tenantId],
+    );
+    expect(numbers.numbered).toBeGreaterThan(8000);
+    expect(numbers).toEqual({ numbered: numbers.numbered, distinct_numbers: numbers.numbered, counted: numbers.numbered });
+  }, 180_000);
+
   it.each([['0'], ['-1'], ['many'], ['10001']])('refuses --records %s with a message and exit 1', async (records) => {
     const failed = await runCli('seed:demo', '--records', records);
     expect(failed.code).toBe(1);

@@ -63,7 +63,8 @@ export async function seedDemoCompany(app: INestApplicationContext, count: numbe
 
     const data = app.get(TenantData).forTenant(tenant.id, manager);
     const ids = await runDemoSeeders(app, { data, records: count, faker }, progress);
-    const counts = await Promise.all(READ_RESOURCES.map(async (resource) => `${resource.name} ${await data.repository(resource.entity).count({})}`));
+    const counts: string[] = [];
+    for (const resource of READ_RESOURCES) counts.push(`${resource.name} ${await data.repository(resource.entity).count({})}`);
     progress(`seed:demo: ${counts.join(', ')}; ${seconds(started)} in all`);
 
     const { token } = await app.get(McpTokensService).create({ tenantId: tenant.id, userId: user.id, tools: ['*'] }, manager);

@@ -6,8 +6,8 @@ import { addDays, yearOf } from './calendar-date.js';
 import { Bill } from './bill.entity.js';
 import { CreditNote } from './credit-note.entity.js';
 import { Customer } from './customer.entity.js';
-import { nextDocumentNumber } from './document-numbers.js';
-import { recordAudit } from './finance-audit.js';
+import { reserveDocumentNumbers } from './document-numbers.js';
+import { FinanceAuditEntry } from './finance-audit-entry.entity.js';
 import { InvoiceLine } from './invoice-line.entity.js';
 import { Invoice, type InvoiceStatus } from './invoice.entity.js';
 import { decimalOf, formatDecimal, invoiceTotals, lineAmounts, parseDecimal } from './invoice-totals.js';
@@ -107,10 +107,12 @@ export class FinanceDemoSeeder implements DemoSeeder {
     };
   }
 
+  /**
+   * Every invoice is made in memory first (faker called in the same order as one by one), then
+   * written in a few statements: numbers reserved per year, invoices, lines, credit notes.
+   */
   private async invoices(data: TenantScope, faker: Faker, currency: string, ids: Ids, records: number, now: number) {
-    const payments: PaymentSeed[] = [];
-    const unpaid: string[] = [];
-    for (const [index, created] of timeline(faker, records, now).entries()) {
+    const drafts = timeline(faker, records, now).map((created, index) => {
       const status = INVOICE_STATES[index % INVOICE_STATES.length];
       const lines = Array.from({ length: faker.number.int({ min: 1, max: 4 }) }, () => {
         const rate = faker.helpers.arrayElement(ids.taxRates);
@@ -130,10 +132,9 @@ export class FinanceDemoSeeder implements DemoSeeder {
       const issueDate = dateOf(created);
       const issued = created + faker.number.int({ min: 3600_000_000, max: DAY_US });
       const paidMinor = status === 'paid' ? totalMinor : status === 'partial' ? Math.floor(totalMinor * faker.number.float({ min: 0.2, max: 0.8 })) : 0;
-      const [invoiceId] = await data.repository(Invoice).insert({
+      const invoice = {
         customerId: faker.helpers.arrayElement(ids.customers),
         status,
-        number: status === 'draft' ? null : await nextDocumentNumber(data, 'invoice', yearOf(issueDate)),
         currency,
         subtotalMinor: Number(totals.subtotalMinor),
         taxMinor: Number(totals.taxMinor),
@@ -145,14 +146,20 @@ export class FinanceDemoSeeder implements DemoSeeder {
         issuedAt: status === 'draft' ? null : at(issued),
         voidedAt: status === 'void' ? at(issued + DAY_US) : null,
         overdueAt: status === 'overdue' ? at(issued + 31 * DAY_US) : null,
-        einvoiceStatus: 'none',
+        einvoiceStatus: 'none' as const,
         notes: faker.datatype.boolean() ? faker.lorem.sentence() : null,
         createdAt: at(created),
         updatedAt: at(status === 'draft' ? created : issued),
-      });
-      await data.repository(InvoiceLine).insert(
+      };
+      return { invoice, lines, totals, created, issued, paidMinor };
+    });
+
+    const numbers = await reserveDocumentNumbers(data, 'invoice', drafts.map(({ invoice }) => (invoice.status === 'draft' ? null : yearOf(invoice.issueDate))));
+    const invoiceIds = await data.repository(Invoice).insert(drafts.map(({ invoice }, index) => ({ ...invoice, number: numbers[index] })));
+    await data.repository(InvoiceLine).insert(
+      drafts.flatMap(({ lines, created }, index) =>
         lines.map((line, position) => ({
-          invoiceId,
+          invoiceId: invoiceIds[index],
           position,
           description: line.description,
           qty: formatDecimal(decimalOf(line.qty)),
@@ -164,42 +171,53 @@ export class FinanceDemoSeeder implements DemoSeeder {
           taxMinor: Number(line.taxMinor),
           createdAt: at(created),
         })),
-      );
-      if (paidMinor > 0) payments.push({ invoiceId, amountMinor: paidMinor, status: 'received', time: issued + 2 * DAY_US });
+      ),
+    );
+
+    const payments: PaymentSeed[] = [];
+    const unpaid: string[] = [];
+    const voided: { invoiceId: string; draft: (typeof drafts)[number] }[] = [];
+    for (const [index, draft] of drafts.entries()) {
+      const invoiceId = invoiceIds[index];
+      const { status } = draft.invoice;
+      if (draft.paidMinor > 0) payments.push({ invoiceId, amountMinor: draft.paidMinor, status: 'received', time: draft.issued + 2 * DAY_US });
       if (status === 'issued' || status === 'overdue') unpaid.push(invoiceId);
-      if (status === 'void') {
-        await data.repository(CreditNote).insert({
-          invoiceId,
-          number: await nextDocumentNumber(data, 'credit_note', yearOf(dateOf(issued + DAY_US))),
-          currency,
-          subtotalMinor: Number(totals.subtotalMinor),
-          taxMinor: Number(totals.taxMinor),
-          totalMinor,
-          reason: 'Issued to the wrong customer',
-          createdAt: at(issued + DAY_US),
-        });
-        await recordAudit(data, {
-          entityType: 'invoice',
-          entityId: invoiceId,
-          action: 'invoice.voided',
-          reason: 'Issued to the wrong customer',
-          actor: { kind: 'finance_application' },
-        });
-      }
+      if (status === 'void') voided.push({ invoiceId, draft });
     }
+    const creditNumbers = await reserveDocumentNumbers(data, 'credit_note', voided.map(({ draft }) => yearOf(dateOf(draft.issued + DAY_US))));
+    await data.repository(CreditNote).insert(
+      voided.map(({ invoiceId, draft }, index) => ({
+        invoiceId,
+        number: creditNumbers[index]!,
+        currency,
+        subtotalMinor: Number(draft.totals.subtotalMinor),
+        taxMinor: Number(draft.totals.taxMinor),
+        totalMinor: draft.invoice.totalMinor,
+        reason: 'Issued to the wrong customer',
+        createdAt: at(draft.issued + DAY_US),
+      })),
+    );
+    await data.repository(FinanceAuditEntry).insert(
+      voided.map(({ invoiceId }) => ({
+        entityType: 'invoice',
+        entityId: invoiceId,
+        action: 'invoice.voided',
+        reason: 'Issued to the wrong customer',
+        actor: 'finance_application',
+        apiKeyId: null,
+      })),
+    );
     return { payments, unpaid };
   }
 
   private async purchaseOrders(data: TenantScope, faker: Faker, currency: string, records: number, now: number) {
     const suppliers = Array.from({ length: 4 }, () => faker.company.name());
-    const orders: { id: string; supplierName: string }[] = [];
-    for (const [index, created] of timeline(faker, records, now).entries()) {
+    const rows = timeline(faker, records, now).map((created, index) => {
       const orderDate = dateOf(created);
       const subtotalMinor = faker.number.int({ min: 10_000, max: 5_000_000 });
       const taxMinor = Math.round(subtotalMinor * 0.19);
       const supplierName = faker.helpers.arrayElement(suppliers);
-      const [id] = await data.repository(PurchaseOrder).insert({
-        number: await nextDocumentNumber(data, 'purchase_order', yearOf(orderDate)),
+      return {
         supplierName,
         status: PURCHASE_ORDER_STATES[index % PURCHASE_ORDER_STATES.length],
         currency,
@@ -210,10 +228,11 @@ export class FinanceDemoSeeder implements DemoSeeder {
         expectedDate: faker.datatype.boolean() ? addDays(orderDate, faker.number.int({ min: 3, max: 30 })) : null,
         createdAt: at(created),
         updatedAt: at(created),
-      });
-      orders.push({ id, supplierName });
-    }
-    return orders;
+      };
+    });
+    const numbers = await reserveDocumentNumbers(data, 'purchase_order', rows.map((row) => yearOf(row.orderDate)));
+    const orderIds = await data.repository(PurchaseOrder).insert(rows.map((row, index) => ({ ...row, number: numbers[index]! })));
+    return rows.map((row, index) => ({ id: orderIds[index], supplierName: row.supplierName }));
   }
 
   /** Bills, some against the purchase orders; returns their payments, at most `budget`. */
@@ -226,8 +245,8 @@ export class FinanceDemoSeeder implements DemoSeeder {
     now: number,
     budget: number,
   ): Promise<PaymentSeed[]> {
-    const payments: PaymentSeed[] = [];
-    for (const [index, created] of timeline(faker, records, now).entries()) {
+    const payments: { index: number; amountMinor: number; time: number }[] = [];
+    const rows = timeline(faker, records, now).map((created, index) => {
       const order = index % 2 === 0 ? orders[index % orders.length] : undefined;
       let status: (typeof BILL_STATES)[number] = BILL_STATES[index % BILL_STATES.length];
       // A bill shown as (partly) paid needs its payment; without room for one it stays open.
@@ -237,7 +256,8 @@ export class FinanceDemoSeeder implements DemoSeeder {
       const totalMinor = subtotalMinor + taxMinor;
       const paidMinor = status === 'paid' ? totalMinor : status === 'partial' ? Math.floor(totalMinor / 2) : 0;
       const issueDate = dateOf(created);
-      const [billId] = await data.repository(Bill).insert({
+      if (paidMinor > 0) payments.push({ index, amountMinor: paidMinor, time: created + 5 * DAY_US });
+      return {
         number: `${faker.string.alpha({ length: 2, casing: 'upper' })}-${yearOf(issueDate)}-${String(index + 1).padStart(5, '0')}`,
         supplierName: order?.supplierName ?? faker.company.name(),
         purchaseOrderId: order?.id ?? null,
@@ -252,10 +272,10 @@ export class FinanceDemoSeeder implements DemoSeeder {
         dueDate: addDays(issueDate, 30),
         createdAt: at(created),
         updatedAt: at(created),
-      });
-      if (paidMinor > 0) payments.push({ billId, amountMinor: paidMinor, status: 'received', time: created + 5 * DAY_US });
-    }
-    return payments;
+      };
+    });
+    const billIds = await data.repository(Bill).insert(rows);
+    return payments.map(({ index, amountMinor, time }): PaymentSeed => ({ billId: billIds[index], amountMinor, status: 'received', time }));
   }
 
   /** Fills the payments up to `count`: refunded and failed payments against unpaid invoices. */
