@@ -78,14 +78,15 @@ async function main(): Promise<void> {
   }
 
   // One handler for the whole process (not one per role, whose first to finish would end the
-  // others' drain): the servers stop accepting and finish their requests, then the worker lets
-  // its attempts and jobs finish, each role logging what it drained; then exit 0.
+  // others' drain): the servers stop accepting together and finish their requests, then the
+  // worker lets its attempts and jobs finish, each role logging what it drained; then exit 0.
   const shutdown = async (signal: NodeJS.Signals) => {
     const started = Date.now();
     logger.info({ signal }, 'shutting down');
-    for (const { role, stop } of stops) {
-      logger.info({ role, ...(await stop()) }, `${role} stopped`);
-    }
+    const stopRole = async ({ role, stop }: (typeof stops)[number]) => logger.info({ role, ...(await stop()) }, `${role} stopped`);
+    // Every server stops accepting at once; the worker, which serves none, after them.
+    await Promise.all(stops.filter(({ role }) => role !== 'worker').map(stopRole));
+    await Promise.all(stops.filter(({ role }) => role === 'worker').map(stopRole));
     logger.info({ signal, duration_ms: Date.now() - started }, 'shut down');
     process.exit(0);
   };

@@ -2,7 +2,9 @@ import { connect, createServer } from 'node:net';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { McpTokensService } from '../src/mcp/mcp-tokens.service.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
+import { TenantsService } from '../src/platform/tenancy/tenants.service.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createEndpoint, deliveriesOf, isolatedDatabase, publishEvents } from './support/deliveries.js';
 import { type LogLine, listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
@@ -16,6 +18,20 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** A POST whose headers and first bytes are sent now and the rest on `finish()`. */
+async function slowRequest(port: number, path: string, body: string, headers: Record<string, string> = {}) {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\n${extra}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+  return {
+    finish: () => socket.write(body.slice(5)),
+    answer: () => waitFor(async () => answer.includes('\r\n\r\n') && answer),
+  };
 }
 
 const line = (main: MainProcess, msg: string): LogLine | undefined => main.lines().find((entry) => entry.msg === msg);
@@ -49,24 +65,29 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       const document = (await (await fetch(`http://127.0.0.1:${port}/v1/openapi.json`)).json()) as { servers: { url: string }[] };
       expect(document.servers).toEqual([{ url: `http://localhost:${port}` }]);
 
-      // A request whose body is still on its way when the signal comes: it is answered, then the process exits.
-      const socket = connect(port, '127.0.0.1');
-      await once(socket, 'connect');
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
-      const body = JSON.stringify({ customer_id: 'x', currency: 'EUR', lines: [] });
-      socket.write(`POST /v1/invoices HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
-      // Answered after the request above was read on its own connection, so it is in flight.
+      // On each server, a request whose body is still on its way when the signal comes: both are answered, then the process exits.
+      const rest = await slowRequest(port, '/v1/invoices', JSON.stringify({ customer_id: 'x', currency: 'EUR', lines: [] }));
+      // The agent-tool server reads a body only after the token is accepted.
+      const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+      await api.app.get(TenantsService).setPermissions(session.userId, ['hr.employees:read']);
+      const { token } = await api.app.get(McpTokensService).create({ tenantId: session.tenant.id, userId: session.userId, tools: ['*'] });
+      const tools = await slowRequest(mcpPort, '/tools/call', JSON.stringify({ name: 'list_records', arguments: { resource: 'employees' } }), {
+        Authorization: `Bearer ${token}`,
+        'X-OH-Tenant': session.tenant.slug,
+      });
+      // Answered after the requests above were read on their own connections, so they are in flight.
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${mcpPort}/handshake`)).status).toBe(200);
       main.child.kill('SIGTERM');
       await waitFor(async () => line(main, 'shutting down'), 10_000, 'the shutdown to begin');
-      socket.write(body.slice(5));
+      rest.finish();
+      tools.finish();
       expect(await main.exit).toBe(0);
-      await waitFor(async () => answer.includes('\r\n\r\n') && answer);
-      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(await rest.answer()).toMatch(/^HTTP\/1\.1 401 /);
+      expect(await tools.answer()).toMatch(/^HTTP\/1\.1 200 /);
 
       expect(line(main, 'api stopped')).toMatchObject({ role: 'api', in_flight_requests: 1 });
-      expect(line(main, 'mcp stopped')).toMatchObject({ role: 'mcp', in_flight_requests: 0 });
+      expect(line(main, 'mcp stopped')).toMatchObject({ role: 'mcp', in_flight_requests: 1 });
       expect(line(main, 'worker stopped')).toMatchObject({ role: 'worker' });
       expect(line(main, 'delivery attempts drained')).toMatchObject({ in_flight_attempts: 0 });
       expect(line(main, 'shut down')).toMatchObject({ signal: 'SIGTERM', duration_ms: expect.any(Number) });
