@@ -1,23 +1,36 @@
-// The baseline the service is measured against: bare node:http + pg doing the same work per
-// request (API key lookup by prefix, constant-time SHA-256 check, active-company check, then
-// the same invoice query) with none of the framework. Started by bench/run.js.
+// The floor the service is measured against: bare node:http doing exactly the service's work per
+// request with the service's shortcuts and no framework. The API key comes from an in-memory
+// cache with the service's 10 s expiry (one prepared statement on a miss) and its secret is
+// checked with SHA-256 in constant time every time; the per-key limit costs the same one Redis
+// round trip (rate-limiter-flexible, the service's library and window); the invoice, or the list
+// page, is the service's own prepared statement with the lines as JSON, mapped by the service's
+// own function and answered with the same members (a signed cursor on the list); the events
+// feed's first page is the feed's own statement and renderer for the types the key may see. No logging, no
+// headers beyond the body's. Started by bench/run.js.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
+import { Redis } from 'ioredis';
 import pg from 'pg';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { INVOICE_READS, invoiceDtoOfRow } from '../dist/finance/invoice-rows.js';
+import { AccessService } from '../dist/platform/access/access.service.js';
+import { EVENT_TYPES, EventCatalog } from '../dist/platform/catalog/event-types.js';
+import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
+import { renderEvent } from '../dist/webhooks/delivery/webhook-envelope.js';
+import { FEED_SQL } from '../dist/webhooks/events-feed/events-feed.service.js';
+import { CursorCodec } from '../dist/platform/pagination/cursor-codec.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${process.env.REDIS_PREFIX}:floor`, points: 1_000_000_000, duration: 1 });
+const cursors = new CursorCodec('bench-floor-cursor-secret');
 const KEY = /^Bearer oh_live_([a-z0-9]{12})_([A-Za-z0-9]{43})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const KEY_TTL_MS = 10_000;
+const keys = new Map();
+const access = new AccessService();
 
-/** Invoices with their lines, as the service shows them: one query for the invoices, one for their lines. */
-async function withLines(tenantId, invoices) {
-  if (invoices.length === 0) return invoices;
-  const { rows } = await pool.query(
-    'SELECT * FROM invoice_lines WHERE tenant_id = $1 AND invoice_id = ANY($2) ORDER BY position',
-    [tenantId, invoices.map((invoice) => invoice.id)],
-  );
-  return invoices.map((invoice) => ({ ...invoice, lines: rows.filter((line) => line.invoice_id === invoice.id) }));
-}
+const query = async (name, text, values) => (await pool.query({ name, text, values })).rows;
 
 function send(res, status, body) {
   const text = JSON.stringify(body);
@@ -25,38 +38,60 @@ function send(res, status, body) {
   res.end(text);
 }
 
+async function key(prefix) {
+  const cached = keys.get(prefix);
+  if (cached && cached.until > Date.now()) return cached.key;
+  const [row] = await query(
+    'floor-key',
+    `SELECT k.id, k.tenant_id, k.secret_hash, k.scopes, k.revoked_at, k.deleted_at, k.expires_at, t.active
+       FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.prefix = $1`,
+    [prefix],
+  );
+  if (row) keys.set(prefix, { key: row, until: Date.now() + KEY_TTL_MS });
+  return row;
+}
+
+/** The key of a valid bearer, counted against its limit in the same turn as the lookup (as the service does). */
 async function authenticate(header) {
   const match = KEY.exec(header ?? '');
   if (!match) return null;
-  const { rows } = await pool.query(
-    `SELECT k.tenant_id, k.secret_hash, t.active FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-      WHERE k.prefix = $1 AND k.revoked_at IS NULL AND k.deleted_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`,
-    [match[1]],
-  );
+  const [found] = await Promise.all([key(match[1]), limiter.consume(`${match[1]}:${Math.floor(Date.now() / 1000)}`)]);
   const hash = createHash('sha256').update(match[2]).digest();
-  if (rows.length === 0 || !timingSafeEqual(hash, rows[0].secret_hash) || !rows[0].active) return null;
-  return rows[0].tenant_id;
+  if (!found || !timingSafeEqual(hash, found.secret_hash) || found.revoked_at || found.deleted_at || (found.expires_at && found.expires_at <= new Date()) || !found.active) return null;
+  return found;
 }
 
 const server = createServer(async (req, res) => {
   try {
-    const tenantId = await authenticate(req.headers.authorization);
-    if (!tenantId) return send(res, 401, { detail: 'unauthenticated' });
+    const caller = await authenticate(req.headers.authorization);
+    if (!caller) return send(res, 401, { detail: 'unauthenticated' });
+    const tenantId = caller.tenant_id;
     const url = new URL(req.url, 'http://localhost');
     const id = /^\/v1\/invoices\/([^/]+)$/.exec(url.pathname)?.[1];
     if (id !== undefined) {
       if (!UUID.test(id)) return send(res, 422, { detail: 'invalid id' });
-      const { rows } = await pool.query('SELECT * FROM invoices WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
-      return rows.length ? send(res, 200, (await withLines(tenantId, rows))[0]) : send(res, 404, { detail: 'not found' });
+      const [row] = await query('floor-invoice', INVOICE_READS.retrieve, [tenantId, id]);
+      return row ? send(res, 200, invoiceDtoOfRow(row)) : send(res, 404, { detail: 'not found' });
     }
     if (url.pathname === '/v1/invoices') {
       const limit = Math.min(100, Math.max(1, Number(url.searchParams.get('limit') ?? 50)));
-      const { rows } = await pool.query(
-        'SELECT * FROM invoices WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
-        [tenantId, limit + 1],
-      );
-      const data = await withLines(tenantId, rows.slice(0, limit));
-      return send(res, 200, { data, next_cursor: null, has_more: rows.length > limit });
+      const rows = await query('floor-invoices', INVOICE_READS.firstPage, [tenantId, limit + 1]);
+      const shown = rows.slice(0, limit);
+      const last = shown.at(-1);
+      const hasMore = rows.length > limit;
+      const next = hasMore ? cursors.encode(`invoices\n${tenantId}`, { createdAt: last.page_cursor_ts, id: last.id }) : null;
+      return send(res, 200, { data: shown.map(invoiceDtoOfRow), next_cursor: next, has_more: hasMore });
+    }
+    if (url.pathname === '/v1/events') {
+      // The feed's first page as the service reads it for a key that sees some types: one keyset range per type, merged.
+      const limit = Math.min(100, Math.max(1, Number(url.searchParams.get('limit') ?? 50)));
+      const types = EVENT_TYPES.filter((type) => access.eventVisible(caller.scopes, EventCatalog[type]));
+      const rows = await query('floor-events', FEED_SQL.ofTypes, [tenantId, types, '-infinity', 'infinity', 'ffffffff-ffff-ffff-ffff-ffffffffffff', limit + 1]);
+      const shown = rows.slice(0, limit);
+      const last = shown.at(-1);
+      const hasMore = rows.length > limit;
+      const next = hasMore ? cursors.encode(`events\n*\n\n${tenantId}`, { createdAt: last.position_ts, id: last.id }) : null;
+      return send(res, 200, { data: shown.map((row) => renderEvent(row.envelope, CURRENT_API_VERSION)), next_cursor: next, has_more: hasMore });
     }
     send(res, 404, { detail: 'no route' });
   } catch (error) {
@@ -65,4 +100,4 @@ const server = createServer(async (req, res) => {
 });
 
 server.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
-process.on('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))));
+process.on('SIGTERM', () => server.close(() => Promise.all([pool.end(), redis.quit()]).then(() => process.exit(0))));

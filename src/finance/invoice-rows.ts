@@ -139,10 +139,21 @@ export async function readInvoice(scope: TenantScope, id: string): Promise<Invoi
 }
 
 function representedRow([row]: InvoiceRow[]): InvoiceDto | undefined {
-  if (!row) return undefined;
+  return row ? invoiceDtoOfRow(row) : undefined;
+}
+
+/** A row of INVOICE_READS as the API shows it. */
+export function invoiceDtoOfRow(row: InvoiceRow): InvoiceDto {
   const { invoice, lines } = invoiceFromRow(row);
   return invoiceResource(invoice, lines);
 }
+
+/**
+ * The statements of the retrieve and the first list page ($1 the company, then the id or the
+ * page size plus one). Exported for the request-path bench, whose baseline runs exactly these
+ * and `invoiceDtoOfRow` with no framework around them.
+ */
+export const INVOICE_READS = { retrieve: RETRIEVE_SQL, firstPage: FIRST_PAGE_SQL } as const;
 
 /** A list page of the company's invoices as the API shows them (see ReadResource.list). */
 export async function listInvoices(scope: TenantScope, after: CursorPosition | undefined, take: number): Promise<KeysetRow<InvoiceDto>[]> {
@@ -150,7 +161,6 @@ export async function listInvoices(scope: TenantScope, after: CursorPosition | u
     ? await scope.hotQuery<InvoiceRow & PagePosition>('invoices-page-after', PAGE_AFTER_SQL, [take, after.createdAt, after.id])
     : await scope.hotQuery<InvoiceRow & PagePosition>('invoices-page-first', FIRST_PAGE_SQL, [take]);
   return rows.map((row) => {
-    const { invoice, lines } = invoiceFromRow(row);
-    return { item: invoiceResource(invoice, lines), position: { createdAt: row.page_cursor_ts, id: row.id } };
+    return { item: invoiceDtoOfRow(row), position: { createdAt: row.page_cursor_ts, id: row.id } };
   });
 }
