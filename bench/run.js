@@ -294,6 +294,22 @@ async function main() {
     const split = { floor: cpuFloor.cpuMsPerRequest, stack: stackFloor.cpuMsPerRequest, service: cpuService?.cpuMsPerRequest ?? NaN };
     split.project = split.service - split.floor - split.stack;
     rows.push({ ...stackFloor, mean: NaN, p50: NaN, p99: NaN });
+    // With several service processes: one process beside them, in the same run, on the same route.
+    let scaling;
+    if (PROCESSES > 1) {
+      const singlePort = await freePort();
+      const single = await startProcess('dist/main.js', singlePort);
+      try {
+        const [one, all] = await measurePair(
+          (seconds) => measure('service, 1 process', `http://127.0.0.1:${singlePort}${retrievePath}`, context.key, {}, seconds),
+          (seconds) => measure(`service, ${PROCESSES} processes`, service + retrievePath, context.key, {}, seconds),
+        );
+        scaling = { one: one.rps, all: all.rps, floor: cpuFloor.rps };
+        rows.push(one, all);
+      } finally {
+        single.kill('SIGTERM');
+      }
+    }
     const cursor = await walkToPage(service, context.key, 200);
     const [first, deep] = await measurePair(
       (seconds) => measure('service  list page 1', `${service}/v1/invoices?limit=50`, context.key, {}, seconds),
@@ -316,10 +332,18 @@ async function main() {
     rows.push(plain, idempotent, pairs.post);
     print(rows);
     console.log(
-      `\nGET /v1/invoices/{id}, CPU of the Node process per request: service ${split.service.toFixed(3)} ms = the work (floor) ${split.floor.toFixed(3)} ms` +
-        ` + the stack (NestJS + express) ${split.stack.toFixed(3)} ms + the project ${split.project.toFixed(3)} ms`,
+      cpuService
+        ? `\nGET /v1/invoices/{id}, CPU of the Node process per request: service ${split.service.toFixed(3)} ms = the work (floor) ${split.floor.toFixed(3)} ms` +
+            ` + the stack (NestJS + express) ${split.stack.toFixed(3)} ms + the project ${split.project.toFixed(3)} ms`
+        : `\nGET /v1/invoices/{id}, CPU per request: the work (floor) ${split.floor.toFixed(3)} ms, the stack ${split.stack.toFixed(3)} ms (the service's own is split with one process only)`,
     );
 
+    if (scaling) {
+      console.log(
+        `GET /v1/invoices/{id} with ${PROCESSES} processes: ${Math.round(scaling.all)} requests/s combined, ` +
+          `${Math.round(scaling.one)} with one process (×${(scaling.all / scaling.one).toFixed(2)}), the floor (one process) ${Math.round(scaling.floor)}`,
+      );
+    }
     const rss = serviceProcess.pids.map(residentMb);
     console.log(`\nresident memory of the API process${rss.length > 1 ? 'es' : ''} after the bench: ${rss.map((mb) => `${mb.toFixed(0)} MB`).join(', ')}`);
     const metrics = await (await fetch(`${service}/metrics`)).text();
@@ -340,7 +364,8 @@ async function main() {
       events_page1_rps: Math.round(eventsFirst.rps),
       events_page50_over_page1: round(pairs.eventsPages.mean),
       stack_floor_rps: Math.round(stackFloor.rps),
-      project_ms_per_request: Math.round(split.project * 1000) / 1000,
+      ...(cpuService ? { project_ms_per_request: Math.round(split.project * 1000) / 1000 } : {}),
+      ...(scaling ? { one_process_retrieve_rps: Math.round(scaling.one), all_processes_retrieve_rps: Math.round(scaling.all) } : {}),
     };
     const goal = {
       retrieve_ratio: result.retrieve_ratio >= 0.5,
