@@ -1,4 +1,4 @@
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -7,18 +7,11 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import { TenantsService } from '../src/platform/tenancy/tenants.service.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createEndpoint, deliveriesOf, isolatedDatabase, publishEvents } from './support/deliveries.js';
+import { freePort } from './support/free-port.js';
 import { type LogLine, listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
 import { createTenantSession } from './support/tenant-session.js';
 import { startReceiver } from './support/webhook-receiver.js';
 import { waitFor } from './support/wait-for.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A POST whose headers and first bytes are sent now and the rest on `finish()`. */
 async function slowRequest(port: number, path: string, body: string, headers: Record<string, string> = {}) {

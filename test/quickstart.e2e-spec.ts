@@ -1,8 +1,7 @@
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
+import { freePort } from './support/free-port.js';
 import { listeningPort, spawnMain } from './support/main-process.js';
 
 const run = promisify(execFile);
@@ -13,14 +12,6 @@ function quickstartBlock(): string {
   const marker = readme.indexOf('<!-- quickstart:');
   const start = readme.indexOf('```bash\n', marker) + '```bash\n'.length;
   return readme.slice(start, readme.indexOf('\n```', start));
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe("the README's quickstart (e2e)", () => {

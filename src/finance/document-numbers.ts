@@ -13,13 +13,8 @@ export function formatDocumentNumber(kind: DocumentKind, year: number, value: nu
 }
 
 export async function nextDocumentNumber(scope: TenantScope, kind: DocumentKind, year: number): Promise<string> {
-  const rows = await scope.query<{ last_value: string }>(
-    `INSERT INTO finance_number_sequences (tenant_id, kind, year, last_value) VALUES ($1, $2, $3, 1)
-     ON CONFLICT (tenant_id, kind, year) DO UPDATE SET last_value = finance_number_sequences.last_value + 1
-     RETURNING last_value`,
-    [kind, year],
-  );
-  return formatDocumentNumber(kind, year, Number(rows[0].last_value));
+  const [number] = await reserveDocumentNumbers(scope, kind, [year]);
+  return number!;
 }
 
 /**

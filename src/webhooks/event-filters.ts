@@ -1,6 +1,7 @@
 import { type EventType, isEventType } from '../platform/catalog/event-types.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
 import { parseRfc3339DateTime } from '../platform/validation/rfc3339.js';
+import { unknownEventTypes } from './subscriptions.js';
 
 /**
  * The query filters of the events feed and the deliveries list. Each is one parameter given
@@ -19,12 +20,7 @@ export function eventTypesParam(value: unknown, name: string): EventType[] | und
   if (raw === undefined) return undefined;
   const types = [...new Set(raw.split(',').map((type) => type.trim()))];
   const unknown = types.filter((type) => !isEventType(type));
-  if (unknown.length > 0) {
-    throw new DomainException('WebhookUnknownEventType', `Not in the event catalogue: ${unknown.map((type) => JSON.stringify(type)).join(', ')}. GET /v1/event_types lists the types.`, {
-      field: name,
-      unknown_event_types: unknown,
-    });
-  }
+  if (unknown.length > 0) throw unknownEventTypes(unknown, name);
   return types as EventType[];
 }
 

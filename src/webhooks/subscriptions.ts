@@ -22,16 +22,19 @@ export function checkSubscription(eventTypes: readonly string[], heldScopes: rea
     });
   }
   const unknown = types.filter((type) => type !== ALL_EVENTS && !isEventType(type));
-  if (unknown.length > 0) {
-    throw new DomainException('WebhookUnknownEventType', `Not in the event catalogue: ${unknown.join(', ')}. GET /v1/event_types lists the types.`, {
-      field: 'event_types',
-      unknown_event_types: unknown,
-    });
-  }
+  if (unknown.length > 0) throw unknownEventTypes(unknown, 'event_types');
   const required = [...new Set(types.map((type) => (isEventType(type) ? EventCatalog[type].scope : Scope.All)))];
   const missing = access.missingScopes(heldScopes, required);
   if (missing.length > 0) {
     throw missingScope(missing, `Subscribing to these event types needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
   }
   return types;
+}
+
+/** 422 `unknown_event_type` naming exactly the offenders, wherever a request names event types. */
+export function unknownEventTypes(unknown: readonly string[], field: string): DomainException {
+  return new DomainException('WebhookUnknownEventType', `Not in the event catalogue: ${unknown.map((type) => JSON.stringify(type)).join(', ')}. GET /v1/event_types lists the types.`, {
+    field,
+    unknown_event_types: [...unknown],
+  });
 }

@@ -41,7 +41,7 @@ const BODY_422 = (extra: string) =>
       type: 'https://api.example.com/errors/validation',
       title: 'Unknown event type',
       status: 422,
-      detail: 'Not in the event catalogue: fin.invoice.deleted. GET /v1/event_types lists the types.',
+      detail: 'Not in the event catalogue: "fin.invoice.deleted". GET /v1/event_types lists the types.',
       detail_key: Errors.WebhookUnknownEventType.detailKey,
       code: 'unknown_event_type',
       field: 'event_types',

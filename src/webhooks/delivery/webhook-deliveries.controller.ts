@@ -12,6 +12,7 @@ import { UuidPipe } from '../../platform/validation/uuid.pipe.js';
 import { ApiProblem, detailKey } from '../../platform/api-docs/api-problem-responses.decorator.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import { eventTypesParam, sinceParam, singleParam } from '../event-filters.js';
+import { DeliveryAction } from './delivery-action.decorator.js';
 import { ReplayFailedResultDto, WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './webhook-delivery.entity.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
@@ -103,9 +104,7 @@ export class WebhookDeliveriesController {
   }
 
   @Post(':delivery_id/retry')
-  @HttpCode(202)
-  @Idempotent()
-  @RateLimit('webhook_replay')
+  @DeliveryAction()
   @ENDPOINT_ID
   @DELIVERY_ID
   @ApiOperation({
@@ -128,9 +127,7 @@ export class WebhookDeliveriesController {
   }
 
   @Post(':delivery_id/replay')
-  @HttpCode(202)
-  @Idempotent()
-  @RateLimit('webhook_replay')
+  @DeliveryAction()
   @ENDPOINT_ID
   @DELIVERY_ID
   @ApiOperation({

@@ -4,7 +4,7 @@ import { EventCatalog, type EventType, isEventType } from '../../platform/catalo
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import { EventDataCheck } from '../../platform/events/event-data-check.js';
 import { OutboxEvent } from '../../platform/events/event.entity.js';
-import { ALL_EVENTS } from '../subscriptions.js';
+import { ALL_EVENTS, unknownEventTypes } from '../subscriptions.js';
 import type { TestEventDto } from './dto/test-event.dto.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
 import type { AuthContext } from '../../platform/auth/auth-context.js';
@@ -134,12 +134,7 @@ export class WebhookDeliveriesService {
   async sendTestEvent(auth: AuthContext, endpointId: string, input: TestEventDto): Promise<WebhookDeliveryDto> {
     const endpoint = await this.endpoints.findOwned(auth, endpointId);
     const type = input.event_type ?? defaultTestType(endpoint.eventTypes);
-    if (!isEventType(type)) {
-      throw new DomainException('WebhookUnknownEventType', `Not in the event catalogue: ${JSON.stringify(type)}. GET /v1/event_types lists the types.`, {
-        field: 'event_type',
-        unknown_event_types: [type],
-      });
-    }
+    if (!isEventType(type)) throw unknownEventTypes([type], 'event_type');
     if (!endpoint.eventTypes.includes(ALL_EVENTS) && !endpoint.eventTypes.includes(type)) {
       throw new DomainException('WebhookEventTypeNotSubscribed', `The endpoint is not subscribed to ${type}; it receives ${endpoint.eventTypes.join(', ')}.`, {
         field: 'event_type',

@@ -1,14 +1,13 @@
-import { Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Controller, Inject, Param, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiProblem, detailKey } from '../../platform/api-docs/api-problem-responses.decorator.js';
 import { type AuthContext, CurrentAuth } from '../../platform/auth/auth-context.js';
 import { Errors } from '../../platform/catalog/errors.js';
 import { Scope } from '../../platform/catalog/scopes.js';
-import { Idempotent } from '../../platform/idempotency/idempotent.decorator.js';
-import { RateLimit } from '../../platform/rate-limit/rate-limit.decorator.js';
 import { RequireScopes } from '../../platform/route-access/require-scopes.decorator.js';
 import { UuidPipe } from '../../platform/validation/uuid.pipe.js';
 import { ValidBody } from '../../platform/validation/validated-body.js';
+import { DeliveryAction } from './delivery-action.decorator.js';
 import { TestEventDto } from './dto/test-event.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
@@ -20,9 +19,7 @@ export class WebhookTestEventsController {
   constructor(@Inject(WebhookDeliveriesService) private readonly deliveries: WebhookDeliveriesService) {}
 
   @Post()
-  @HttpCode(202)
-  @Idempotent()
-  @RateLimit('webhook_replay')
+  @DeliveryAction()
   @ApiParam({ name: 'id', description: 'The webhook endpoint.', schema: { type: 'string', format: 'uuid' } })
   @ApiOperation({
     summary: 'Send a test event to a webhook endpoint',
