@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
+import { DELIVERY_SQL } from '../../src/webhooks/delivery/delivery-store.js';
+import { deliveryEnv, isolatedDatabase } from '../support/deliveries.js';
+import { startWorker } from '../support/worker.js';
+
+const SETTLED = 300;
+
+type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] };
+
+/**
+ * The plans of an attempt's two statements on the worker's own sessions, on a young deliveries
+ * table (a database of its own, as on a new deployment): primary-key lookups, never a scan of
+ * the table. A generic plan made on such a table scanned every delivery per lease and outcome
+ * for the connection's life (see DeliveryStore).
+ */
+describe('delivery statements: plans on the worker sessions', () => {
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
+  let worker: INestApplicationContext;
+
+  beforeAll(async () => {
+    database = await isolatedDatabase('plans');
+    worker = await startWorker({ env: deliveryEnv('plans', database.url) });
+    // A few pages of settled deliveries, as after a first burst: on a table this size a scan is
+    // the cheaper plan, and the one a generic plan would keep as the table grows.
+    await worker.get(DataSource).query(
+      `WITH tenant AS (INSERT INTO tenants (slug, name) VALUES ('plans', 'Plans') RETURNING id),
+            key AS (INSERT INTO api_keys (tenant_id, prefix, secret_hash, scopes) SELECT id, 'plans0000000', sha256(''), '{int:*}' FROM tenant RETURNING id, tenant_id),
+            endpoint AS (INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, secret_ciphertext)
+                         SELECT tenant_id, id, 'plans', 'https://receiver.example/hook', '{fin.invoice.created}', '\\x00' FROM key RETURNING id, tenant_id),
+            event AS (INSERT INTO events (id, tenant_id, type, envelope, dispatched_at)
+                      SELECT gen_random_uuid(), tenant_id, 'fin.invoice.created', '{}', clock_timestamp() FROM endpoint, generate_series(1, ${SETTLED}) RETURNING id, tenant_id)
+       INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, status, attempt)
+       SELECT event.tenant_id, endpoint.id, event.id, 'fin.invoice.created', $1, false, 'delivered', 1 FROM event, endpoint`,
+      [CURRENT_API_VERSION],
+    );
+  });
+  afterAll(async () => {
+    await worker.close();
+    await database.drop();
+  });
+
+  const deliveryScans = (node: PlanNode): PlanNode[] => [
+    ...(node['Relation Name'] === 'webhook_deliveries' ? [node] : []),
+    ...(node.Plans ?? []).flatMap(deliveryScans),
+  ];
+
+  it('leases and records by primary key', async () => {
+    const pool = (worker.get(DataSource).driver as unknown as { master: Pool }).master;
+    const session = await pool.connect();
+    try {
+      expect((await session.query('SHOW enable_seqscan')).rows).toEqual([{ enable_seqscan: 'off' }]);
+      const ids = [randomUUID(), randomUUID()];
+      const tokens = [randomUUID(), randomUUID()];
+      const explain = async (sql: string, values: unknown[]) =>
+        deliveryScans((await session.query(`EXPLAIN (FORMAT JSON) ${sql}`, values)).rows[0]['QUERY PLAN'][0].Plan);
+
+      const lease = await explain(DELIVERY_SQL.lease, [ids, tokens, 20_000, 50]);
+      const none = ids.map(() => null);
+      const finish = await explain(DELIVERY_SQL.finish, [ids, tokens, ['delivered', 'delivered'], [1, 1], [new Date(), new Date()], [5, 5], [204, 204], none, ['', ''], none, [0, 0]]);
+      for (const scans of [lease, finish]) {
+        expect(scans.length).toBeGreaterThan(0);
+        for (const scan of scans) expect(scan).toMatchObject({ 'Node Type': expect.stringMatching(/^(Index Scan|Bitmap Heap Scan|ModifyTable)$/) });
+      }
+      expect(lease.map((scan) => scan['Index Name'] ?? scan.Plans?.[0]?.['Index Name']).filter(Boolean)).toContain('webhook_deliveries_pkey');
+    } finally {
+      session.release();
+    }
+  });
+});
