@@ -253,4 +253,28 @@ describe('events feed (e2e)', () => {
     expect((await get(`/v1/events/${delivered}`, session.auth)).status).toBe(404);
     expect((await get(`/v1/events/${pending}`, session.auth)).status).toBe(200);
   });
+
+  it("retention: checking that no delivery still names a deleted event looks the event's deliveries up by event", async () => {
+    // The statement PostgreSQL runs for the foreign key webhook_deliveries → events, once per
+    // deleted event; with scans ruled out, as on a table too large for one. Without an index
+    // led by event_id it walks every delivery of the company (or of all companies).
+    const plan = await db.transaction(async (manager) => {
+      await manager.query('SET LOCAL enable_seqscan = off');
+      const [row] = await manager.query(`EXPLAIN (FORMAT JSON) SELECT 1 FROM ONLY webhook_deliveries x WHERE tenant_id = $1 AND event_id = $2 FOR KEY SHARE OF x`, [
+        '00000000-0000-4000-8000-000000000001',
+        '00000000-0000-4000-8000-000000000002',
+      ]);
+      return row['QUERY PLAN'][0].Plan as Record<string, any>;
+    });
+    const nodes: Record<string, any>[] = [];
+    const walk = (node: Record<string, any>) => {
+      nodes.push(node);
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(plan);
+    const scans = nodes.filter((node) => node['Relation Name'] === 'webhook_deliveries');
+    expect(scans).toHaveLength(1);
+    expect(scans[0]).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'webhook_deliveries_event_idx' });
+    expect(scans[0]['Index Cond']).toContain('event_id');
+  });
 });
