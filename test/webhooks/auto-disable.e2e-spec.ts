@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
+import { AutoDisable } from '../../src/webhooks/delivery/auto-disable.service.js';
 import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
 import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
 import type { TestApi } from '../support/api.js';
@@ -55,6 +56,29 @@ describe('auto-disable of failing endpoints (e2e)', () => {
     expect(attempts).toBeGreaterThanOrEqual(12);
     expect(attempts).toBeLessThanOrEqual(13);
     expect(rows.map((row) => row.status === 'failed' ? row.error_class : row.status).sort()).toEqual(['endpoint_disabled', 'endpoint_disabled']);
+  });
+
+  it("judges one endpoint's failures together: one judgement at a time, one more after it for the failures it did not see", async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/failing') });
+    const autoDisable = worker.get(AutoDisable);
+    const judge = jest.spyOn(autoDisable as unknown as { judge: (...args: unknown[]) => Promise<unknown> }, 'judge');
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+    const fail = (seconds: number, dead = false) => autoDisable.afterFailure(session.tenant.id, endpoint.id, at(seconds), dead);
+    const mine = () => judge.mock.calls.filter((call) => call[1] === endpoint.id);
+
+    // A receiver going down: every attempt in flight to it fails at once.
+    await Promise.all([fail(1), fail(3, true), fail(2)]);
+    expect(mine()).toEqual([[session.tenant.id, endpoint.id, at(3), true]]);
+
+    // Failures while a judgement runs wait for it and are judged together after it.
+    const first = fail(4);
+    await waitFor(async () => mine().length === 2, 5000, 'the judgement to start');
+    const later = [fail(6), fail(5, true)];
+    await Promise.all([first, ...later]);
+    expect(mine().slice(1)).toEqual([
+      [session.tenant.id, endpoint.id, at(4), false],
+      [session.tenant.id, endpoint.id, at(6), true],
+    ]);
   });
 
   it('auto_7_day_all_dead: a delivery dies and nothing was delivered for 7 days of attempts', async () => {

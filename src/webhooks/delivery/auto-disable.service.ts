@@ -21,14 +21,50 @@ type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failur
 @Injectable()
 export class AutoDisable {
   private readonly logger = new Logger(AutoDisable.name);
+  /** Per endpoint, the judgement in progress in this process. */
+  private readonly running = new Map<string, Promise<unknown>>();
+  /** Per endpoint, the one judgement waiting for it, which every failure meanwhile joins. */
+  private readonly waiting = new Map<string, { now: Date; dead: boolean; done: Promise<void> }>();
 
   constructor(
     @Inject(TenantData) private readonly data: TenantData,
     @Inject(AppConfig) private readonly config: AppConfig,
   ) {}
 
-  /** Called after a failed attempt of the endpoint; `dead` when it was the delivery's last. */
-  async afterFailure(tenantId: string, endpointId: string, now: Date, dead: boolean): Promise<AutoDisableReason | null> {
+  /**
+   * Called after a failed attempt of the endpoint; `dead` when it was the delivery's last.
+   * Failures of one endpoint arriving together (a receiver going down times out every request
+   * in flight to it at once) are judged together: at most one judgement runs per endpoint, and
+   * one more follows it for all the failures it did not see, at the latest failure's time. One
+   * endpoint's outage thus takes one database connection at a time, not one per attempt, and
+   * the other endpoints' leases and outcomes do not queue behind it.
+   */
+  afterFailure(tenantId: string, endpointId: string, now: Date, dead: boolean): Promise<void> {
+    const waiting = this.waiting.get(endpointId);
+    if (waiting) {
+      if (now > waiting.now) waiting.now = now;
+      waiting.dead ||= dead;
+      return waiting.done;
+    }
+    const previous = this.running.get(endpointId) ?? Promise.resolve();
+    const next = { now, dead, done: Promise.resolve() };
+    next.done = previous
+      .catch(() => undefined)
+      .then(async () => {
+        this.waiting.delete(endpointId);
+        const judged = this.judge(tenantId, endpointId, next.now, next.dead);
+        this.running.set(endpointId, judged);
+        try {
+          await judged;
+        } finally {
+          if (this.running.get(endpointId) === judged) this.running.delete(endpointId);
+        }
+      });
+    this.waiting.set(endpointId, next);
+    return next.done;
+  }
+
+  private async judge(tenantId: string, endpointId: string, now: Date, dead: boolean): Promise<AutoDisableReason | null> {
     const scope = this.data.forTenant(tenantId);
     const reason = await this.reasonToDisable(scope, endpointId, now, dead);
     if (reason === null) return null;
