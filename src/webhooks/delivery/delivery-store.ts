@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { hotQuery } from '../../platform/database/hot-query.js';
@@ -12,7 +12,7 @@ import type { KeyColumns } from './webhook-entitlement.js';
 import type { SendErrorKind } from './webhook-sender.js';
 
 /** The worker's session settings: see DeliveryStore. */
-export const WORKER_SESSION = 'SET synchronous_commit = off; SET enable_seqscan = off';
+const WORKER_SESSION: Readonly<Record<string, string>> = { synchronous_commit: 'off', enable_seqscan: 'off' };
 /** Extra time an attempt's lease lasts beyond the receiver timeout, for recording the outcome. */
 const LEASE_MARGIN_MS = 5000;
 /** A delivery may be leased this much before its next_attempt_at (timer and clock granularity). */
@@ -162,18 +162,21 @@ export class DeliveryStore implements OnModuleInit {
   ) {}
 
   /**
-   * Each session is set up the first time it is handed out, before its first query: on
-   * `acquire`, not `connect`, because the pool already holds the connection TypeORM opened at
-   * start-up, before this store existed.
+   * Every connection the worker's pool opens from now on starts with the settings (the startup
+   * packet's `options`: no statement, no race with the first query); the ones already open,
+   * such as the one TypeORM opened at start-up before this store existed, are set here.
    */
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const prepared = new WeakSet<PoolClient>();
-    pool.on('acquire', (client: PoolClient) => {
-      if (prepared.has(client)) return;
-      prepared.add(client);
-      void client.query(WORKER_SESSION).catch(() => undefined);
-    });
+    pool.options.options = Object.entries(WORKER_SESSION)
+      .map(([name, value]) => `-c ${name}=${value}`)
+      .join(' ');
+    const open = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
+    try {
+      for (const client of open) for (const [name, value] of Object.entries(WORKER_SESSION)) await client.query(`SET ${name} = ${value}`);
+    } finally {
+      for (const client of open) client.release();
+    }
   }
 
   /**
