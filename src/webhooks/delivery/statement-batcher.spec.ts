@@ -25,6 +25,26 @@ describe('StatementBatcher', () => {
     expect(runs).toEqual([[1, 2], [3]]);
   });
 
+  it('with lingerMs: a run right after another waits and gathers the calls made meanwhile; after a quiet moment a call runs at once', async () => {
+    const runs: number[][] = [];
+    const batcher = new StatementBatcher<number, number>(async (inputs) => (runs.push(inputs), inputs), 100, 50);
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    await batcher.submit(1);
+
+    const busy = [batcher.submit(2)];
+    await tick();
+    await tick();
+    busy.push(batcher.submit(3));
+    await Promise.all(busy);
+    expect(runs).toEqual([[1], [2, 3]]);
+
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const quiet = batcher.submit(4);
+    await tick();
+    expect(runs).toEqual([[1], [2, 3], [4]]);
+    await quiet;
+  });
+
   it('fails every call of a failed run, and runs the next calls anew', async () => {
     let fail = true;
     const batcher = new StatementBatcher<number, number>(async (inputs) => {
