@@ -48,6 +48,29 @@ describe('delivery statements: plans on the worker sessions', () => {
     ...(node.Plans ?? []).flatMap(deliveryScans),
   ];
 
+  it('sets up every worker session after the options DATABASE_URL gives', async () => {
+    const url = new URL(database.url);
+    url.searchParams.set('options', '-c statement_timeout=12345');
+    const other = await startWorker({ env: deliveryEnv('plans-options', url.toString()) });
+    try {
+      const pool = (other.get(DataSource).driver as unknown as { master: Pool }).master;
+      // The idle ones, and two opened now.
+      const sessions = await Promise.all(Array.from({ length: pool.idleCount + 2 }, () => pool.connect()));
+      try {
+        for (const session of sessions) {
+          const { rows } = await session.query(
+            `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('synchronous_commit') AS sync, current_setting('statement_timeout') AS timeout`,
+          );
+          expect(rows).toEqual([{ seqscan: 'off', sync: 'off', timeout: '12345ms' }]);
+        }
+      } finally {
+        for (const session of sessions) session.release();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
   it('leases and records by primary key', async () => {
     const pool = (worker.get(DataSource).driver as unknown as { master: Pool }).master;
     const session = await pool.connect();

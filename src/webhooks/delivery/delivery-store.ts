@@ -174,9 +174,12 @@ export class DeliveryStore implements OnModuleInit {
    */
   async onModuleInit(): Promise<void> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    pool.options.options = Object.entries(WORKER_SESSION)
-      .map(([name, value]) => `-c ${name}=${value}`)
-      .join(' ');
+    const settings = Object.entries(WORKER_SESSION).map(([name, value]) => `-c ${name}=${value}`);
+    // In the connection string, after any `options` DATABASE_URL gives: pg lets the string's
+    // parameters win over the pool's own `options`.
+    const url = new URL(pool.options.connectionString!);
+    url.searchParams.set('options', [url.searchParams.get('options'), ...settings].filter(Boolean).join(' '));
+    pool.options.connectionString = url.toString();
     const open = await Promise.all(Array.from({ length: pool.idleCount }, () => pool.connect()));
     try {
       for (const client of open) for (const [name, value] of Object.entries(WORKER_SESSION)) await client.query(`SET ${name} = ${value}`);
