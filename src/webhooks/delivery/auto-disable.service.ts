@@ -2,6 +2,14 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { TenantData, type TenantScope } from '../../platform/tenancy/tenant-data.js';
 import type { WebhookDisabledReason } from '../webhook-endpoint.entity.js';
+import { StatementBatcher } from './statement-batcher.js';
+
+interface Failure {
+  tenantId: string;
+  endpointId: string;
+  now: Date;
+  dead: boolean;
+}
 
 type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failures' | 'auto_410_repeat' | 'auto_7_day_all_dead'>;
 
@@ -21,10 +29,7 @@ type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failur
 @Injectable()
 export class AutoDisable {
   private readonly logger = new Logger(AutoDisable.name);
-  /** Per endpoint, the judgement in progress in this process. */
-  private readonly running = new Map<string, Promise<unknown>>();
-  /** Per endpoint, the one judgement waiting for it, which every failure meanwhile joins. */
-  private readonly waiting = new Map<string, { now: Date; dead: boolean; done: Promise<void> }>();
+  private readonly judgements = new StatementBatcher((failures: Failure[]) => this.judgeTogether(failures));
 
   constructor(
     @Inject(TenantData) private readonly data: TenantData,
@@ -33,35 +38,28 @@ export class AutoDisable {
 
   /**
    * Called after a failed attempt of the endpoint; `dead` when it was the delivery's last.
-   * Failures of one endpoint arriving together (a receiver going down times out every request
-   * in flight to it at once) are judged together: at most one judgement runs per endpoint, and
-   * one more follows it for all the failures it did not see, at the latest failure's time. One
-   * endpoint's outage thus takes one database connection at a time, not one per attempt, and
-   * the other endpoints' leases and outcomes do not queue behind it.
+   * Failures arriving together (a receiver going down times out every request in flight to it
+   * at once) are judged together: one round of judgements at a time, and the failures made
+   * meanwhile join the next, each endpoint judged once per round at its latest failure's time.
+   * One endpoint's outage thus takes one database connection at a time, not one per attempt,
+   * and the other endpoints' leases and outcomes do not queue behind it.
    */
-  afterFailure(tenantId: string, endpointId: string, now: Date, dead: boolean): Promise<void> {
-    const waiting = this.waiting.get(endpointId);
-    if (waiting) {
-      if (now > waiting.now) waiting.now = now;
-      waiting.dead ||= dead;
-      return waiting.done;
+  async afterFailure(tenantId: string, endpointId: string, now: Date, dead: boolean): Promise<void> {
+    const error = await this.judgements.submit({ tenantId, endpointId, now, dead });
+    if (error !== undefined) throw error;
+  }
+
+  /** One judgement per endpoint, `dead` if any of its failures was; answers each failure its endpoint's error, if any. */
+  private async judgeTogether(failures: Failure[]): Promise<unknown[]> {
+    const latest = new Map<string, Failure>();
+    for (const failure of failures) {
+      const seen = latest.get(failure.endpointId);
+      latest.set(failure.endpointId, seen ? { ...failure, now: failure.now > seen.now ? failure.now : seen.now, dead: seen.dead || failure.dead } : failure);
     }
-    const previous = this.running.get(endpointId) ?? Promise.resolve();
-    const next = { now, dead, done: Promise.resolve() };
-    next.done = previous
-      .catch(() => undefined)
-      .then(async () => {
-        this.waiting.delete(endpointId);
-        const judged = this.judge(tenantId, endpointId, next.now, next.dead);
-        this.running.set(endpointId, judged);
-        try {
-          await judged;
-        } finally {
-          if (this.running.get(endpointId) === judged) this.running.delete(endpointId);
-        }
-      });
-    this.waiting.set(endpointId, next);
-    return next.done;
+    const judged = [...latest.values()];
+    const settled = await Promise.allSettled(judged.map(({ tenantId, endpointId, now, dead }) => this.judge(tenantId, endpointId, now, dead)));
+    const errors = new Map(judged.map(({ endpointId }, n) => [endpointId, settled[n].status === 'rejected' ? settled[n].reason : undefined]));
+    return failures.map((failure) => errors.get(failure.endpointId));
   }
 
   private async judge(tenantId: string, endpointId: string, now: Date, dead: boolean): Promise<AutoDisableReason | null> {
