@@ -115,6 +115,30 @@ describe('delivery gate (Redis)', () => {
     expect(drained.grants.every((grant) => !grant.probe)).toBe(true);
   });
 
+  it('gives an endpoint in a run of failures one request at a time, and its full cap again after an answer below 500', async () => {
+    const [a, b] = twoWorkers();
+    const endpoint = randomUUID();
+    await offer(a, endpoint, 10);
+    const three = (await a.take(100, T0)).grants;
+    expect(three).toHaveLength(3);
+
+    // The first failure: the two still in flight are all it gets, on either worker.
+    await release(a, [three[0]], 'down', T0 + 1);
+    expect((await b.take(100, T0 + 2)).grants).toEqual([]);
+    await release(a, [three[1]], 'down', T0 + 3);
+    expect((await b.take(100, T0 + 4)).grants).toEqual([]);
+    // None left in flight: one more, not three.
+    await release(a, [three[2]], 'down', T0 + 5);
+    const single = (await b.take(100, T0 + 6)).grants;
+    expect(single).toHaveLength(1);
+    expect((await a.take(100, T0 + 7)).grants).toEqual([]);
+    expect(await a.backlog(endpoint)).toEqual({ waiting: 6, inFlight: 1 });
+
+    // It answers: the run is over and the cap is 3 again.
+    await release(b, single, 'up', T0 + 8);
+    expect((await a.take(100, T0 + 9)).grants).toHaveLength(3);
+  });
+
   it('caps the cool-down, and a probe that sent nothing lets another probe go', async () => {
     const [a] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '1' });
     const endpoint = randomUUID();

@@ -23,6 +23,15 @@ local now = tonumber(ARGV[2])
 local function key(kind, ep) return P .. ':' .. kind .. ':' .. ep end
 local SCHED = P .. ':sched'
 
+-- The endpoint's cap now: one while it is in a run of failures (closed or not). Its next
+-- request waits for the ones in flight, which all likely fail the same way, instead of
+-- opening a new connection to a receiver that just timed out; the first answer below 500
+-- ends the run and restores the full cap.
+local function cap_of(failures, cap)
+  if failures and tonumber(failures) > 0 then return 1 end
+  return cap
+end
+
 -- Puts the endpoint where it belongs in the schedule, or out of it when it holds nothing. A
 -- runnable endpoint keeps an earlier place it already has (its turn is not pushed back by new
 -- arrivals); one just served goes behind every endpoint due now (round robin). Every score it
@@ -41,7 +50,7 @@ local function schedule(ep, cap, served)
     return
   end
   local at = tonumber(first[2])
-  local c = redis.call('HMGET', key('ep', ep), 'state', 'next_probe_at', 'hold_until', 'probe')
+  local c = redis.call('HMGET', key('ep', ep), 'state', 'next_probe_at', 'hold_until', 'probe', 'failures')
   local hold = tonumber(c[3] or '0')
   if hold > at then at = hold end
   if c[1] == 'open' then
@@ -50,7 +59,7 @@ local function schedule(ep, cap, served)
   end
   local busy = false
   if c[1] == 'half_open' and c[4] then busy = true end
-  if redis.call('ZCARD', key('flight', ep)) >= cap then busy = true end
+  if redis.call('ZCARD', key('flight', ep)) >= cap_of(c[5], cap) then busy = true end
   if busy and at <= now then
     -- Until a slot frees: its release reschedules; the earliest slot expiry is the fallback
     -- for a worker that died holding it.
@@ -87,14 +96,14 @@ local function take_slots(cap, want, quantum, ttl, changes)
       redis.call('ZADD', key('ready', ep), 'LT', now, id)
       if redis.call('HGET', epkey, 'probe') == id then redis.call('HDEL', epkey, 'probe') end
     end
-    local c = redis.call('HMGET', epkey, 'state', 'next_probe_at', 'hold_until', 'probe')
+    local c = redis.call('HMGET', epkey, 'state', 'next_probe_at', 'hold_until', 'probe', 'failures')
     local state = c[1] or 'closed'
     if state == 'open' and now >= tonumber(c[2]) then
       state = 'half_open'
       redis.call('HSET', epkey, 'state', state)
       table.insert(changes, { ep, state })
     end
-    local allow = cap - redis.call('ZCARD', key('flight', ep))
+    local allow = cap_of(c[5], cap) - redis.call('ZCARD', key('flight', ep))
     if state == 'open' or tonumber(c[3] or '0') > now then allow = 0 end
     if state == 'half_open' then
       if c[4] then allow = 0 else allow = math.min(allow, 1) end
