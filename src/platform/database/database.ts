@@ -44,6 +44,12 @@ export async function dropDatabase(url: string): Promise<void> {
   }
 }
 
+/**
+ * Each process's pool keeps the connections it opened (no idle timeout, as a fixed-size pool):
+ * one opened at the worst moment, a burst after a quiet spell, costs its caller a backend start
+ * and a first parse of every statement on cold catalog caches, about 10 ms each (seen as the
+ * worker's latency spikes when a dead receiver's requests all time out at once).
+ */
 export function dataSourceOptions(url: string): DataSourceOptions {
   return {
     type: 'postgres',
@@ -52,7 +58,7 @@ export function dataSourceOptions(url: string): DataSourceOptions {
     migrations: loadSqlMigrations(),
     migrationsRun: false,
     synchronize: false,
-    extra: { max: 10 },
+    extra: { max: 10, idleTimeoutMillis: 0 },
   };
 }
 

@@ -1,0 +1,21 @@
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../src/platform/database/database.js';
+
+/** The pool every process gets (API, worker, MCP), on the real PostgreSQL. */
+describe('database pool', () => {
+  it('keeps the connections a burst opened: none is set to close when it goes idle', async () => {
+    const dataSource = await new DataSource(dataSourceOptions(process.env.DATABASE_URL!)).initialize();
+    try {
+      const pool = (dataSource.driver as unknown as { master: Pool & { _idle: { timeoutId: unknown }[] } }).master;
+      const pids = await Promise.all(Array.from({ length: 4 }, () => dataSource.query('SELECT pg_backend_pid() AS pid, pg_sleep(0.05)')));
+      expect(new Set(pids.map(([row]) => row.pid)).size).toBe(4);
+      expect(pool.totalCount).toBe(4);
+      expect(pool.idleCount).toBe(4);
+      // pg-pool arms a timer per idle connection when it would close it (by default after 10 s).
+      expect(pool._idle.map((item) => item.timeoutId !== undefined)).toEqual([false, false, false, false]);
+    } finally {
+      await dataSource.destroy();
+    }
+  });
+});
