@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../platform/config/app-config.js';
@@ -58,5 +59,32 @@ describe('WebhookSecretBox', () => {
     expect(b.signingSecrets(endpoint, now)).toEqual(['whsec_new', 'whsec_old']);
     expect(b.signingSecrets({ ...endpoint, previousSecretExpiresAt: now }, now)).toEqual(['whsec_new']);
     expect(b.signingSecrets({ ...endpoint, previousSecretCiphertext: null, previousSecretExpiresAt: null }, now)).toEqual(['whsec_new']);
+  });
+
+  it('opens each signing secret once however many deliveries sign with it, and a rotated one anew', async () => {
+    const b = await box();
+    const open = jest.spyOn(b, 'open');
+    const now = new Date('2026-05-16T12:00:00Z');
+    const first = { secretCiphertext: b.seal('whsec_first'), previousSecretCiphertext: null, previousSecretExpiresAt: null };
+    for (let n = 0; n < 3; n++) expect(b.signingSecrets(first, now)).toEqual(['whsec_first']);
+    expect(open).toHaveBeenCalledTimes(1);
+
+    const rotated = { secretCiphertext: b.seal('whsec_second'), previousSecretCiphertext: first.secretCiphertext, previousSecretExpiresAt: new Date(now.getTime() + 1000) };
+    expect(b.signingSecrets(rotated, now)).toEqual(['whsec_second', 'whsec_first']);
+    expect(b.signingSecrets(rotated, now)).toEqual(['whsec_second', 'whsec_first']);
+    expect(open).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps at most 10,000 opened secrets, the oldest going first', async () => {
+    const b = await box();
+    const now = new Date('2026-05-16T12:00:00Z');
+    const endpoints = Array.from({ length: 10_001 }, (_, n) => ({ secretCiphertext: b.seal(`whsec_${n}`), previousSecretCiphertext: null, previousSecretExpiresAt: null }));
+    for (const endpoint of endpoints) b.signingSecrets(endpoint, now);
+    const open = jest.spyOn(b, 'open');
+    b.signingSecrets(endpoints[10_000], now);
+    b.signingSecrets(endpoints[1], now);
+    expect(open).toHaveBeenCalledTimes(0);
+    expect(b.signingSecrets(endpoints[0], now)).toEqual(['whsec_0']);
+    expect(open).toHaveBeenCalledTimes(1);
   });
 });
