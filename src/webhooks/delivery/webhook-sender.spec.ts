@@ -1,4 +1,7 @@
-import { classifySendError } from './webhook-sender.js';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '../../platform/config/app-config.js';
+import { classifySendError, WebhookSender } from './webhook-sender.js';
 
 const error = (fields: Record<string, unknown>) => Object.assign(new Error('x'), fields);
 
@@ -7,6 +10,7 @@ describe('classifySendError', () => {
     [error({ name: 'TimeoutError', code: 23 }), 'timeout'],
     [error({ code: 'UND_ERR_HEADERS_TIMEOUT' }), 'timeout'],
     [error({ code: 'UND_ERR_CONNECT_TIMEOUT' }), 'timeout'],
+    [error({ name: 'AbortError', code: 'UND_ERR_ABORTED' }), 'timeout'],
     [error({ code: 'ECONNREFUSED' }), 'connect'],
     [error({ code: 'UND_ERR_SOCKET', cause: error({ code: 'ECONNRESET' }) }), 'connect'],
     [error({ code: 'ENOTFOUND' }), 'dns'],
@@ -18,5 +22,51 @@ describe('classifySendError', () => {
     ['not an error', 'protocol'],
   ])('%o is %s', (thrown, kind) => {
     expect(classifySendError(thrown)).toBe(kind);
+  });
+});
+
+/** The sender against a local receiver that misbehaves on purpose, with a 300 ms receiver timeout. */
+describe('WebhookSender time bounds', () => {
+  let server: Server;
+  let behave: (response: ServerResponse) => void;
+  let closed: Promise<void>;
+  const sender = new WebhookSender(loadConfig({ WEBHOOK_TIMEOUT_MS: '300' }));
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      request.resume();
+      closed = new Promise((resolve) => response.on('close', resolve));
+      behave(response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await sender.onModuleDestroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const send = (path: string) =>
+    sender.send({ url: new URL(`http://localhost:${(server.address() as AddressInfo).port}${path}`), ipv4: '127.0.0.1', headers: {}, body: '{}' });
+
+  it('ends a receiver that trickles its body faster than the timeout at the whole exchange deadline, as a timeout', async () => {
+    behave = (response) => {
+      response.writeHead(200);
+      const drip = setInterval(() => response.write('.'), 50);
+      response.on('close', () => clearInterval(drip));
+    };
+    expect(await send('/trickle')).toEqual({ errorKind: 'timeout', message: expect.any(String) });
+    // The connection is dropped: the receiver sees its answer end.
+    await closed;
+  });
+
+  it('ends a receiver that never answers as a timeout', async () => {
+    behave = () => undefined;
+    expect(await send('/hang')).toEqual({ errorKind: 'timeout', message: expect.any(String) });
+  });
+
+  it('reads an answer that comes in time', async () => {
+    behave = (response) => response.writeHead(202, { 'retry-after': '5' }).end('ok');
+    expect(await send('/fine')).toEqual({ status: 202, body: 'ok', retryAfter: '5' });
   });
 });
