@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
@@ -103,6 +104,73 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
     const stored = await db.getRepository(WebhookEndpoint).findOneByOrFail({ id: endpoint.id });
     expect(stored).toMatchObject({ status: 'paused', disabledReason: 'api_key_inactive' });
     expect(await deliveriesOf(api.app, endpoint.id)).toEqual([]);
+  });
+
+  it("relays another company's event while a relay transaction is held up, instead of after it", async () => {
+    // A relay transaction that must pause an endpoint (its key expired) waits while the test holds that endpoint's row.
+    const expiring = await session.newKey([Scope.All]);
+    const { endpoint: stuck } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: expiring.id }, { url: receiver.url('/held-up') });
+    await db.query(`UPDATE api_keys SET expires_at = clock_timestamp() WHERE id = $1`, [expiring.id]);
+    const other = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint: healthy } = await createEndpoint(api.app, { tenantId: other.tenant.id, apiKeyId: other.keyId }, { url: receiver.url('/beside-held-up') });
+    const dispatched = async (eventId: string) => (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [eventId])).length === 1;
+
+    const lock = db.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    let heldUpEvent: string;
+    try {
+      await lock.query(`SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR UPDATE`, [stuck.id]);
+      [heldUpEvent] = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      await waitFor(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE webhook_endpoints SET status = ''paused''%'`,
+            )
+          ).length > 0,
+      );
+
+      const [eventId] = await publishEvents(api.app, other.tenant.id, 'fin.invoice.created');
+      const [delivery] = await settledDeliveries(api.app, healthy.id, 1);
+      expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered' });
+      expect(await dispatched(heldUpEvent)).toBe(false);
+    } finally {
+      await lock.rollbackTransaction();
+      await lock.release();
+    }
+    await waitFor(() => dispatched(heldUpEvent));
+    expect(await db.getRepository(WebhookEndpoint).findOneByOrFail({ id: stuck.id })).toMatchObject({ status: 'paused', disabledReason: 'api_key_inactive' });
+  });
+
+  it("relays companies in turn: one company's backlog holds back another's event by a relay transaction, not by the backlog", async () => {
+    const other = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint } = await createEndpoint(api.app, { tenantId: other.tenant.id, apiKeyId: other.keyId }, { url: receiver.url('/beside-backlog') });
+    const eventId = randomUUID();
+    // Committed together, so the relay finds both at once however fast it is: 3,000 older events
+    // of one company, then one of another.
+    await db.transaction(async (manager) => {
+      await manager.query(
+        `INSERT INTO events (id, tenant_id, type, envelope, created_at)
+         SELECT id, $1, 'fin.invoice.created', jsonb_build_object('id', id, 'type', 'fin.invoice.created', 'created_at', now(), 'data', '{}'::jsonb), now() - interval '1 second'
+           FROM (SELECT gen_random_uuid() AS id FROM generate_series(1, 3000)) AS ids`,
+        [session.tenant.id],
+      );
+      await manager.query(
+        `INSERT INTO events (id, tenant_id, type, envelope) VALUES ($1, $2, 'fin.invoice.created', jsonb_build_object('id', $1::uuid, 'type', 'fin.invoice.created', 'created_at', now(), 'data', '{}'::jsonb))`,
+        [eventId, other.tenant.id],
+      );
+    });
+
+    const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+    expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered' });
+    await waitFor(async () => (await db.query(`SELECT 1 FROM events WHERE tenant_id = $1 AND dispatched_at IS NULL LIMIT 1`, [session.tenant.id])).length === 0);
+    // Oldest first across companies, the event would be relayed in the last transaction, after nearly all of the backlog.
+    const [{ after }] = await db.query(
+      `SELECT count(*)::int AS after FROM events WHERE tenant_id = $1 AND dispatched_at > (SELECT dispatched_at FROM events WHERE id = $2)`,
+      [session.tenant.id, eventId],
+    );
+    expect(after).toBeGreaterThanOrEqual(1500);
   });
 
   it('retries non-2xx answers on the schedule and delivers on a later attempt, recording each attempt', async () => {

@@ -9,6 +9,11 @@ import { DeliveryGate } from './gate/delivery-gate.js';
 import { type DeliveryRef, DeliveryStore, type FanOut, RELAY_BATCH, type RelayCandidate, SWEEP_BATCH } from './delivery-store.js';
 
 const NOTIFY_CHANNEL = 'events_inserted';
+/**
+ * Relay transactions one worker runs at once. An event committed while one runs starts its own
+ * (SKIP LOCKED keeps their events apart) instead of waiting for a batch of another company's.
+ */
+const RELAY_RUNS = 2;
 
 /**
  * The worker's relay from the `events` outbox to deliveries.
@@ -17,9 +22,10 @@ const NOTIFY_CHANNEL = 'events_inserted';
  *   wrote events), plus a sweep every WEBHOOK_SWEEP_INTERVAL_MS that relays whatever a lost
  *   notification left behind.
  * - Fan-out: undispatched events are taken `FOR UPDATE SKIP LOCKED`, so any number of workers
- *   share them; each entitled endpoint gets one `pending` delivery (unique per event and
- *   endpoint) in the transaction that marks the events dispatched. An endpoint whose key expired
- *   or was deleted is paused (`api_key_inactive`) at the first event it can no longer receive.
+ *   share them, company by company in turn (DeliveryStore.relay); each entitled endpoint gets
+ *   one `pending` delivery (unique per event and endpoint) in the transaction that marks the
+ *   events dispatched. An endpoint whose key expired or was deleted is paused
+ *   (`api_key_inactive`) at the first event it can no longer receive.
  * - Offer to the delivery gate after commit. A crash between commit and offer, or a Redis
  *   flush, leaves pending deliveries the gate does not know: the sweep offers them again.
  */
@@ -29,9 +35,11 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   // Re-made after it drops; the sweep covers the gap.
   private readonly listener: PgListener;
   private sweepTimer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly running = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
+  /** The company the last relay transaction took events from last: the next starts after it. */
+  private relayCursor: string | null = null;
   /** Where the sweep goes on from: it walks all overdue deliveries over its runs, a batch each. */
   private sweepCursor: { at: Date; id: string } | null = null;
 
@@ -59,17 +67,17 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
     this.stopped = true;
     clearInterval(this.sweepTimer);
     await this.listener.stop();
-    await this.running;
+    await Promise.all(this.running);
   }
 
-  /** Runs the relay now, or once more right after the run in progress. */
+  /** Runs the relay now, or once more right after a run in progress when RELAY_RUNS are. */
   wake(): void {
     if (this.stopped) return;
-    if (this.running) {
+    if (this.running.size >= RELAY_RUNS) {
       this.again = true;
       return;
     }
-    this.running = (async () => {
+    const run = (async () => {
       do {
         this.again = false;
         try {
@@ -78,12 +86,14 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
           this.logger.error({ err: error }, 'relaying events failed; the sweep retries');
         }
       } while (this.again && !this.stopped);
-    })().finally(() => (this.running = undefined));
+    })().finally(() => this.running.delete(run));
+    this.running.add(run);
   }
 
   /** One transaction: take undispatched events, create their deliveries, mark them dispatched. Returns the events taken. */
   async relayBatch(): Promise<number> {
-    const relayed = await this.store.relay((candidates) => this.fanOut(candidates));
+    const relayed = await this.store.relay((candidates) => this.fanOut(candidates), this.relayCursor);
+    if (relayed.lastTenantId !== null) this.relayCursor = relayed.lastTenantId;
     for (const [endpointId, reason] of relayed.paused) {
       this.logger.warn({ endpoint_id: endpointId, reason }, 'endpoint paused: its API key can no longer receive events');
     }
