@@ -12,14 +12,17 @@
 //      receiver never answers, each fed as many: the healthy endpoint's commit → receiver p99 in
 //      both, and their ratio (isolation_p99_ratio). The worker runs with WEBHOOK_TIMEOUT_MS=5000
 //      so that its shutdown after the phase does not wait 15 s for the hung requests.
-// Ends with one line `RESULT {json}`. Needs the local PostgreSQL and Redis; creates and drops its
-// own database and Redis prefix. BENCH_PROFILE=1 instead profiles the worker (`--cpu-prof`) through
-// warm-up and burst, ends it after the burst, and prints the burst's rate, how much of the
-// profile the worker was idle and where its busy time went (no latency or baseline phase).
+// Also prints the share of the machine's CPU time the host stole for other guests during the run
+// (`host_steal_pct`, from /proc/stat): on a shared virtual machine, runs with more than a few
+// percent measure the neighbours too. Ends with one line `RESULT {json}`. Needs the local
+// PostgreSQL and Redis; creates and drops its own database and Redis prefix. BENCH_PROFILE=1
+// instead profiles the worker (`--cpu-prof`) through warm-up and burst, ends it after the burst,
+// and prints the burst's rate, how much of the profile the worker was idle and where its busy
+// time went (no latency or baseline phase).
 import { fork, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +68,18 @@ const env = {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+/** The machine's CPU time so far, and how much of it the host took for others (steal), from /proc/stat. */
+function cpuTimes() {
+  const [user, nice, system, idle, iowait, irq, softirq, steal = 0] = readFileSync('/proc/stat', 'utf8').split('\n')[0].split(/\s+/).slice(1).map(Number);
+  return { total: user + nice + system + idle + iowait + irq + softirq + steal, steal };
+}
+
+/** The share (%) of the machine's CPU time since `from` (cpuTimes) that the host stole. */
+function stealPercentSince(from) {
+  const to = cpuTimes();
+  return Number(((100 * (to.steal - from.steal)) / Math.max(1, to.total - from.total)).toFixed(1));
+}
 
 function ask(child, message, key) {
   return new Promise((resolve) => {
@@ -172,6 +187,7 @@ async function baseline(url, secret, count) {
 }
 
 async function main() {
+  const cpuAtStart = cpuTimes();
   await migrate(DATABASE_URL);
   const db = new pg.Client({ connectionString: DATABASE_URL });
   await db.connect();
@@ -232,6 +248,7 @@ async function main() {
       isolation_p99_alone_ms: percentile(alone, 99),
       isolation_p99_noisy_ms: percentile(noisy, 99),
       isolation_p99_ratio: Number((percentile(noisy, 99) / Math.max(1, percentile(alone, 99))).toFixed(2)),
+      host_steal_pct: stealPercentSince(cpuAtStart),
     };
     console.log(`service: ${result.deliveries_per_s} deliveries/s (one worker, ${BURST} events); baseline undici sign+POST: ${result.baseline_deliveries_per_s}/s; ratio ${result.ratio}`);
     console.log(`commit → receiver at ${RATE} events/s for ${SECONDS} s: p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`);
@@ -239,6 +256,7 @@ async function main() {
       `isolation at ${ISOLATION_RATE} events/s: healthy p99 alone ${result.isolation_p99_alone_ms} ms, beside ${DEAD_ENDPOINTS} hung endpoints ` +
         `(${ISOLATION_RATE} events/s each, WEBHOOK_TIMEOUT_MS=${TIMEOUT_MS}) for ${ISOLATION_SECONDS} s ${result.isolation_p99_noisy_ms} ms: ratio ${result.isolation_p99_ratio}`,
     );
+    console.log(`CPU stolen by the host over the run: ${result.host_steal_pct} % (a shared virtual machine; above a few percent, the run measures the host's other guests too)`);
     console.log(`RESULT ${JSON.stringify(result)}`);
   } finally {
     worker.kill('SIGTERM');
