@@ -14,7 +14,11 @@
 //      so that its shutdown after the phase does not wait 15 s for the hung requests.
 // Also prints the share of the machine's CPU time the host stole for other guests during the run
 // (`host_steal_pct`, from /proc/stat): on a shared virtual machine, runs with more than a few
-// percent measure the neighbours too. Ends with one line `RESULT {json}`. Needs the local
+// percent measure the neighbours too. And the CPU time per delivery of the worker over the burst
+// (`worker_cpu_ms_per_delivery`, from /proc/<pid>/stat) and of the bare sender over its run
+// (`baseline_cpu_ms_per_delivery`, its own process; both with V8's background threads): their
+// quotient is what `ratio` would be were both bound by their CPU alone, the worker never
+// waiting on a round trip. Ends with one line `RESULT {json}`. Needs the local
 // PostgreSQL and Redis; creates and drops its own database and Redis prefix. BENCH_PROFILE=1
 // instead profiles the worker (`--cpu-prof`) through warm-up and burst, ends it after the burst,
 // and prints the burst's rate, how much of the profile the worker was idle and where its busy
@@ -79,6 +83,12 @@ function cpuTimes() {
 function stealPercentSince(from) {
   const to = cpuTimes();
   return Number(((100 * (to.steal - from.steal)) / Math.max(1, to.total - from.total)).toFixed(1));
+}
+
+/** CPU seconds a process has used so far (user + system, /proc/<pid>/stat, in clock ticks of 10 ms). */
+function processCpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function ask(child, message, key) {
@@ -159,7 +169,10 @@ async function commitEvents(db, tenantId, events) {
   );
 }
 
-/** Signs and POSTs `count` envelopes at the per-endpoint cap, after the same 200-delivery warm-up as the service's. */
+/**
+ * Signs and POSTs `count` envelopes at the per-endpoint cap, after the same 200-delivery warm-up
+ * as the service's. Answers deliveries/s and this process's CPU ms per delivery.
+ */
 async function baseline(url, secret, count) {
   const target = new URL(url);
   const pool = new Pool(target.origin);
@@ -180,10 +193,12 @@ async function baseline(url, secret, count) {
   };
   await send(WARM_UP);
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await send(count);
   const seconds = (performance.now() - started) / 1000;
+  const { user, system } = process.cpuUsage(cpuBefore);
   await pool.close();
-  return count / seconds;
+  return { perSecond: count / seconds, cpuMsPerDelivery: (user + system) / 1000 / count };
 }
 
 async function main() {
@@ -210,11 +225,13 @@ async function main() {
     receiver.send('reset');
 
     const burst = Array.from({ length: BURST }, (_, n) => envelope(n));
+    const workerCpuAtBurst = processCpuSeconds(worker.pid);
     const burstStart = Date.now();
     await commitEvents(db, tenantId, burst);
     await waitForCount(receiver, BURST);
     const lastArrival = Math.max(...(await ask(receiver, 'arrivals', 'arrivals')).map(([, at]) => at));
     const deliveriesPerSecond = BURST / ((lastArrival - burstStart) / 1000);
+    const workerCpuMsPerDelivery = ((processCpuSeconds(worker.pid) - workerCpuAtBurst) * 1000) / BURST;
     receiver.send('reset');
     if (PROFILE_DIR) {
       worker.send('exit');
@@ -230,7 +247,7 @@ async function main() {
     const latencies = await paced(db, receiver, tenantId, RATE, SECONDS);
     const total = RATE * SECONDS;
 
-    const baselinePerSecond = await baseline(url, secret, BURST);
+    const { perSecond: baselinePerSecond, cpuMsPerDelivery: baselineCpuMsPerDelivery } = await baseline(url, secret, BURST);
 
     const alone = await paced(db, receiver, tenantId, ISOLATION_RATE, 10);
     const noisy = await paced(db, receiver, tenantId, ISOLATION_RATE, ISOLATION_SECONDS, dead.tenantId);
@@ -249,12 +266,18 @@ async function main() {
       isolation_p99_noisy_ms: percentile(noisy, 99),
       isolation_p99_ratio: Number((percentile(noisy, 99) / Math.max(1, percentile(alone, 99))).toFixed(2)),
       host_steal_pct: stealPercentSince(cpuAtStart),
+      worker_cpu_ms_per_delivery: Number(workerCpuMsPerDelivery.toFixed(3)),
+      baseline_cpu_ms_per_delivery: Number(baselineCpuMsPerDelivery.toFixed(3)),
     };
     console.log(`service: ${result.deliveries_per_s} deliveries/s (one worker, ${BURST} events); baseline undici sign+POST: ${result.baseline_deliveries_per_s}/s; ratio ${result.ratio}`);
     console.log(`commit → receiver at ${RATE} events/s for ${SECONDS} s: p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`);
     console.log(
       `isolation at ${ISOLATION_RATE} events/s: healthy p99 alone ${result.isolation_p99_alone_ms} ms, beside ${DEAD_ENDPOINTS} hung endpoints ` +
         `(${ISOLATION_RATE} events/s each, WEBHOOK_TIMEOUT_MS=${TIMEOUT_MS}) for ${ISOLATION_SECONDS} s ${result.isolation_p99_noisy_ms} ms: ratio ${result.isolation_p99_ratio}`,
+    );
+    console.log(
+      `CPU per delivery: the worker ${result.worker_cpu_ms_per_delivery} ms over the burst, the bare sender ${result.baseline_cpu_ms_per_delivery} ms: ` +
+        `were both bound by their CPU alone, ratio would be ${(result.baseline_cpu_ms_per_delivery / result.worker_cpu_ms_per_delivery).toFixed(2)}`,
     );
     console.log(`CPU stolen by the host over the run: ${result.host_steal_pct} % (a shared virtual machine; above a few percent, the run measures the host's other guests too)`);
     console.log(`RESULT ${JSON.stringify(result)}`);
