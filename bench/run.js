@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { dropDatabase, migrate } from '../dist/platform/database/database.js';
+import { cpuMs } from './process-cpu.js';
 import { printShares, summarise } from './profile-summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -177,12 +178,6 @@ async function walkToPage(base, key, page, path = '/v1/invoices') {
     if (!cursor) throw new Error(`the list ended before page ${page}`);
   }
   return cursor;
-}
-
-/** CPU time (user + system) a process has used so far, in milliseconds (Linux clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** A measurement that also tells the CPU one process spent per answered request. */

@@ -40,6 +40,7 @@ import { decodeSecretsKey, sealWith } from '../dist/platform/crypto/secrets-ciph
 import { renderEnvelope } from '../dist/webhooks/delivery/webhook-envelope.js';
 import { signWebhook } from '../dist/webhooks/delivery/webhook-signature.js';
 import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
+import { cpuMs } from './process-cpu.js';
 import { printShares, summarise } from './profile-summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -83,12 +84,6 @@ function cpuTimes() {
 function stealPercentSince(from) {
   const to = cpuTimes();
   return Number(((100 * (to.steal - from.steal)) / Math.max(1, to.total - from.total)).toFixed(1));
-}
-
-/** CPU seconds a process has used so far (user + system, /proc/<pid>/stat, in clock ticks of 10 ms). */
-function processCpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function ask(child, message, key) {
@@ -225,13 +220,13 @@ async function main() {
     receiver.send('reset');
 
     const burst = Array.from({ length: BURST }, (_, n) => envelope(n));
-    const workerCpuAtBurst = processCpuSeconds(worker.pid);
+    const workerCpuAtBurst = cpuMs(worker.pid);
     const burstStart = Date.now();
     await commitEvents(db, tenantId, burst);
     await waitForCount(receiver, BURST);
     const lastArrival = Math.max(...(await ask(receiver, 'arrivals', 'arrivals')).map(([, at]) => at));
     const deliveriesPerSecond = BURST / ((lastArrival - burstStart) / 1000);
-    const workerCpuMsPerDelivery = ((processCpuSeconds(worker.pid) - workerCpuAtBurst) * 1000) / BURST;
+    const workerCpuMsPerDelivery = (cpuMs(worker.pid) - workerCpuAtBurst) / BURST;
     receiver.send('reset');
     if (PROFILE_DIR) {
       worker.send('exit');
