@@ -6,7 +6,7 @@
 // Run with `npm run bench` (builds first). Needs the local PostgreSQL and Redis; creates and
 // drops its own database. BENCH_API_PROCESSES=N runs N service processes under node:cluster;
 // BENCH_PROFILE=1 only profiles the service under GET /v1/invoices/{id} and prints where its
-// CPU time goes.
+// CPU time goes; BENCH_PROFILE=list does the same under GET /v1/invoices?limit=50.
 import autocannon from 'autocannon';
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -241,8 +241,9 @@ async function main() {
     );
 
     if (PROFILE_DIR) {
-      // Profile mode: only the service under GET /v1/invoices/{id}, then where its CPU time went.
-      print([await measure('service  GET /v1/invoices/{id} (profiled)', `${service}/v1/invoices/${invoiceId}`, context.key)]);
+      // Profile mode: only the service under one route, then where its CPU time went.
+      const [label, path] = process.env.BENCH_PROFILE === 'list' ? ['GET /v1/invoices?limit=50', '/v1/invoices?limit=50'] : ['GET /v1/invoices/{id}', `/v1/invoices/${invoiceId}`];
+      print([await measure(`service  ${label} (profiled)`, service + path, context.key)]);
       stops.pop();
       serviceProcess.stop();
       await once(serviceProcess.child, 'exit');
