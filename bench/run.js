@@ -6,7 +6,7 @@
 // Run with `npm run bench` (builds first). Needs the local PostgreSQL and Redis; creates and
 // drops its own database. BENCH_API_PROCESSES=N runs N service processes under node:cluster;
 // BENCH_PROFILE=1 only profiles the service under GET /v1/invoices/{id} and prints where its
-// CPU time goes; BENCH_PROFILE=list does the same under GET /v1/invoices?limit=50.
+// CPU time goes; BENCH_PROFILE=list or =events does the same under the list of 50 or the events feed.
 import autocannon from 'autocannon';
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -242,7 +242,12 @@ async function main() {
 
     if (PROFILE_DIR) {
       // Profile mode: only the service under one route, then where its CPU time went.
-      const [label, path] = process.env.BENCH_PROFILE === 'list' ? ['GET /v1/invoices?limit=50', '/v1/invoices?limit=50'] : ['GET /v1/invoices/{id}', `/v1/invoices/${invoiceId}`];
+      const profiled = {
+        list: ['GET /v1/invoices?limit=50', '/v1/invoices?limit=50'],
+        events: ['GET /v1/events?limit=50', '/v1/events?limit=50'],
+      }[process.env.BENCH_PROFILE] ?? ['GET /v1/invoices/{id}', `/v1/invoices/${invoiceId}`];
+      const [label, path] = profiled;
+      if (process.env.BENCH_PROFILE === 'events') await seedEvents(context);
       print([await measure(`service  ${label} (profiled)`, service + path, context.key)]);
       stops.pop();
       serviceProcess.stop();
