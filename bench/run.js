@@ -242,11 +242,10 @@ async function main() {
 
     if (PROFILE_DIR) {
       // Profile mode: only the service under one route, then where its CPU time went.
-      const profiled = {
+      const [label, path] = {
         list: ['GET /v1/invoices?limit=50', '/v1/invoices?limit=50'],
         events: ['GET /v1/events?limit=50', '/v1/events?limit=50'],
       }[process.env.BENCH_PROFILE] ?? ['GET /v1/invoices/{id}', `/v1/invoices/${invoiceId}`];
-      const [label, path] = profiled;
       if (process.env.BENCH_PROFILE === 'events') await seedEvents(context);
       print([await measure(`service  ${label} (profiled)`, service + path, context.key)]);
       stops.pop();
