@@ -236,16 +236,19 @@ async function main() {
     const service = `http://127.0.0.1:${servicePort}`;
     const context = await seed(pool);
     const invoiceId = await seedInvoices(service, context);
+    // The measured routes, by the name BENCH_PROFILE and the ratio pairs use.
+    const routes = {
+      retrieve: { label: 'GET /v1/invoices/{id}', path: `/v1/invoices/${invoiceId}` },
+      list: { label: 'GET /v1/invoices?limit=50', path: '/v1/invoices?limit=50' },
+      events: { label: 'GET /v1/events?limit=50', path: '/v1/events?limit=50' },
+    };
     console.log(
       `\n${INVOICES} invoices; ${CONNECTIONS} connections, ${SECONDS} s per measurement in ${ROUNDS} alternating slices; ${PROCESSES} API process(es); node ${process.version}\n`,
     );
 
     if (PROFILE_DIR) {
       // Profile mode: only the service under one route, then where its CPU time went.
-      const [label, path] = {
-        list: ['GET /v1/invoices?limit=50', '/v1/invoices?limit=50'],
-        events: ['GET /v1/events?limit=50', '/v1/events?limit=50'],
-      }[process.env.BENCH_PROFILE] ?? ['GET /v1/invoices/{id}', `/v1/invoices/${invoiceId}`];
+      const { label, path } = routes[process.env.BENCH_PROFILE] ?? routes.retrieve;
       if (process.env.BENCH_PROFILE === 'events') await seedEvents(context);
       print([await measure(`service  ${label} (profiled)`, service + path, context.key)]);
       stops.pop();
@@ -263,7 +266,7 @@ async function main() {
     const baseline = `http://127.0.0.1:${baselinePort}`;
 
     await seedEvents(context);
-    const floorBody = await (await fetch(`${service}/v1/invoices/${invoiceId}`, { headers: { authorization: `Bearer ${context.key}` } })).text();
+    const floorBody = await (await fetch(service + routes.retrieve.path, { headers: { authorization: `Bearer ${context.key}` } })).text();
     const stackPort = await freePort();
     const stackProcess = await startProcess('bench/stack-floor.js', stackPort, [], { BENCH_FLOOR_BODY: floorBody });
     stops.push(() => stackProcess.kill('SIGTERM'));
@@ -271,12 +274,7 @@ async function main() {
 
     const rows = [];
     const pairs = {};
-    for (const [name, path] of [
-      ['retrieve', `/v1/invoices/${invoiceId}`],
-      ['list', '/v1/invoices?limit=50'],
-      ['events', '/v1/events?limit=50'],
-    ]) {
-      const label = path.startsWith('/v1/invoices/') ? 'GET /v1/invoices/{id}' : `GET ${path}`;
+    for (const [name, { label, path }] of Object.entries(routes)) {
       const [measuredBaseline, measuredService] = await measurePair(
         (seconds) => measure(`baseline ${label}`, baseline + path, context.key, {}, seconds),
         (seconds) => measure(`service  ${label}`, service + path, context.key, {}, seconds),
@@ -287,7 +285,7 @@ async function main() {
     // The retrieve's CPU per request in each process: the work without a framework (the floor),
     // the framework alone answering the same body as a constant (the stack), and the service;
     // what the service spends beyond the other two is the project's own share.
-    const retrievePath = `/v1/invoices/${invoiceId}`;
+    const retrievePath = routes.retrieve.path;
     const cpuFloor = await measureCpu('floor', baseline + retrievePath, context.key, baselineProcess.pid);
     const stackFloor = await measureCpu('stack floor (NestJS + express, constant)', stack + retrievePath, context.key, stackProcess.pid);
     const cpuService = PROCESSES === 1 ? await measureCpu('service', service + retrievePath, context.key, serviceProcess.pids[0]) : undefined;
