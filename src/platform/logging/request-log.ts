@@ -2,6 +2,7 @@ import type { NextFunction, Request } from 'express';
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { ApiRequest } from '../auth/auth-context.js';
+import { fieldLineLogger } from './logger.js';
 
 /** What one request line says, and what the request metrics are labelled with. */
 export interface RequestOutcome {
@@ -43,11 +44,11 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
  * One compact line per request: method, route pattern, status, duration, trace id and the API
  * key's public prefix. Built from these fields alone, never from the request or response
  * objects, so no header, query string or body (where a misplaced key could sit) reaches the log,
- * and the line needs no redaction. 5xx at `error`, the rest (a request the client abandoned,
- * 499, included) at `info`.
+ * and the line needs no redaction (fieldLineLogger). 5xx at `error`, the rest (a request the
+ * client abandoned, 499, included) at `info`.
  */
 export function requestLogLine(logger: Logger): (request: ApiRequest, outcome: RequestOutcome) => void {
-  const lines = logger.child({}, { redact: { paths: [] } });
+  const lines = fieldLineLogger(logger);
   return (request, outcome) => {
     // 499 is the client hanging up: its choice, not a fault of ours to alert on.
     const level = outcome.status >= 500 ? 'error' : 'info';

@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { fieldLineLogger } from '../../platform/logging/logger.js';
+import { type Logger as PinoLogger, PINO_LOGGER } from '../../platform/logging/logging.module.js';
 import { WebhookSecretBox } from '../secrets/webhook-secret-box.js';
 import { WEBHOOK_DNS_RESOLVER, type WebhookDnsResolver } from '../url-safety/webhook-dns-resolver.js';
 import { WebhookUrlChecker, WebhookUrlRefusedException } from '../url-safety/webhook-url-checker.js';
@@ -33,6 +35,7 @@ export type FreeSlot = (verdict: ReceiverVerdict, holdUntilMs: number | null) =>
 @Injectable()
 export class DeliveryAttemptHandler {
   private readonly logger = new Logger(DeliveryAttemptHandler.name);
+  private readonly attemptLines: PinoLogger;
   private readonly userAgent: string;
   private readonly vettedUrls = new VettedUrlCache();
 
@@ -47,7 +50,9 @@ export class DeliveryAttemptHandler {
     @Inject(WebhookClock) private readonly clock: WebhookClock,
     @Inject(AccessService) private readonly access: AccessService,
     @Inject(DeliveryMetrics) private readonly metrics: DeliveryMetrics,
+    @Inject(PINO_LOGGER) pino: PinoLogger,
   ) {
+    this.attemptLines = fieldLineLogger(pino, { context: DeliveryAttemptHandler.name });
     this.userAgent = `OH-Webhooks/1.0 (+${config.publicBaseUrl})`;
   }
 
@@ -83,12 +88,12 @@ export class DeliveryAttemptHandler {
     return outcome.retryInMs === null ? null : Date.now() + outcome.retryInMs;
   }
 
-  /** The per-attempt metrics and log line: no body, no header, no secret. */
+  /** The per-attempt metrics and log line: named fields only, no body, no header, no secret. */
   private observe(delivery: LeasedDelivery, attempt: number, record: AttemptRecord, outcome: Outcome): void {
     const label = attemptOutcomeLabel(record);
     this.metrics.attempts.inc({ outcome: label });
     this.metrics.attemptDuration.observe({ outcome: label }, record.durationMs / 1000);
-    this.logger.log(
+    this.attemptLines.info(
       {
         endpoint_id: delivery.endpoint_id,
         delivery_id: delivery.id,
