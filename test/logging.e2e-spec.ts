@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { join } from 'node:path';
 import request from 'supertest';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
@@ -98,5 +101,61 @@ describe('structured request logs (e2e, dist/main.js)', () => {
     const all = main.lines();
     expect(all.length).toBeGreaterThan(3);
     for (const line of all) expect(typeof line.level).toBe('number');
+  });
+});
+
+/**
+ * The process's standard output (`createLogger` without a destination, from dist/), in a child
+ * process whose stdout is a pipe, as under a log shipper.
+ */
+describe('log lines on standard output (e2e, dist/)', () => {
+  /** Runs `body` as an ES module after importing dist's createLogger; `writes` counts the writes to stdout. */
+  function run(body: string): { stdout: () => string; stderr: () => string; exit: Promise<number | null>; kill: () => void } {
+    const script = `
+      import fs from 'node:fs';
+      let writes = 0;
+      for (const name of ['write', 'writeSync', 'writev', 'writevSync']) {
+        const original = fs[name];
+        fs[name] = (fd, ...rest) => { if (fd === 1) writes += 1; return original(fd, ...rest); };
+      }
+      process.on('exit', () => process.stderr.write('writes=' + writes));
+      const { createLogger } = await import(${JSON.stringify(join(process.cwd(), 'dist/platform/logging/logger.js'))});
+      ${body}`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    return { stdout: () => stdout, stderr: () => stderr, exit: once(child, 'exit').then(([code]) => code as number | null), kill: () => child.kill('SIGKILL') };
+  }
+
+  const parsed = (stdout: string) => stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as LogLine);
+
+  it('gathers the lines of every logger of the process into few writes, and writes them all at exit', async () => {
+    const child = run(`
+      const [a, b] = [createLogger({ LOG_LEVEL: 'info' }), createLogger({ LOG_LEVEL: 'info' })];
+      for (let n = 0; n < 1000; n += 1) (n % 2 === 0 ? a : b).info({ n, delivery_id: '${randomUUID()}' }, 'webhook attempt');
+      process.exit(0);`);
+    expect(await child.exit).toBe(0);
+    const lines = parsed(child.stdout());
+    expect(lines.map((line) => line.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
+    const writes = Number(/writes=(\d+)/.exec(child.stderr())![1]);
+    // About 150 bytes a line, gathered into writes of 4 kB or more: one write per line before.
+    expect(writes).toBeGreaterThan(0);
+    expect(writes).toBeLessThanOrEqual(50);
+  });
+
+  it('writes a lone line within a fraction of a second, without waiting for more', async () => {
+    const child = run(`
+      createLogger({ LOG_LEVEL: 'info' }).info({ lone: true }, 'worker started');
+      setTimeout(() => undefined, 30_000);`);
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!child.stdout().includes('\n') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(parsed(child.stdout())).toEqual([expect.objectContaining({ lone: true, msg: 'worker started' })]);
+    } finally {
+      child.kill();
+      await child.exit;
+    }
   });
 });
