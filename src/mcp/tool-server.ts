@@ -3,6 +3,8 @@ import { type AuthInfo, type CallToolResult, createMcpHandler, type McpHttpHandl
 import { AccessService } from '../platform/access/access.service.js';
 import { Counter } from 'prom-client';
 import { DomainException } from '../platform/errors/domain.exception.js';
+import { fieldLineLogger } from '../platform/logging/logger.js';
+import { type Logger as PinoLogger, PINO_LOGGER } from '../platform/logging/logging.module.js';
 import { Metrics } from '../platform/metrics/metrics.service.js';
 import type { McpCaller } from './mcp-tokens.service.js';
 import { type AgentTool, COMPACT_TOOL_NAMES, ToolCatalog } from './tools/tool-catalog.js';
@@ -47,6 +49,8 @@ export interface ToolRequest {
 export class ToolServer implements OnModuleDestroy {
   readonly handler: McpHttpHandler;
   private readonly logger = new Logger(ToolServer.name);
+  /** The line per tool call: named fields only, so written without the redaction pass (fieldLineLogger). */
+  private readonly callLines: PinoLogger;
 
   private readonly calls: Counter<'tool' | 'outcome'>;
 
@@ -54,7 +58,9 @@ export class ToolServer implements OnModuleDestroy {
     @Inject(ToolCatalog) private readonly catalog: ToolCatalog,
     @Inject(AccessService) private readonly access: AccessService,
     @Inject(Metrics) metrics: Metrics,
+    @Inject(PINO_LOGGER) pino: PinoLogger,
   ) {
+    this.callLines = fieldLineLogger(pino, { context: ToolServer.name });
     this.calls = metrics.once('mcp_tool_calls_total', () =>
       new Counter({
         name: 'mcp_tool_calls_total',
@@ -178,7 +184,7 @@ export class ToolServer implements OnModuleDestroy {
     const started = performance.now();
     const done = (outcome: 'ok' | 'refused' | 'failed') => {
       this.calls.inc({ tool: tool.name, outcome });
-      this.logger.log({ tool: tool.name, token_prefix: caller.prefix, outcome, duration_ms: Math.round(performance.now() - started) }, 'tool call');
+      this.callLines.info({ tool: tool.name, token_prefix: caller.prefix, outcome, duration_ms: Math.round(performance.now() - started) }, 'tool call');
     };
     try {
       const result = await tool.run(caller.tenantId, args);

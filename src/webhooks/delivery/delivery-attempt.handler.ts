@@ -142,16 +142,11 @@ export class DeliveryAttemptHandler {
   /**
    * The URL checked again (spec 6.9): a refusal is `ssrf` unless the name no longer resolves at
    * all (`dns`, retried); a name with no A record cannot be delivered over IPv4 (`dns`, retried).
-   * An approval is reused for at most a second (VettedUrlCache).
+   * An approval is reused for at most a second, and a check under way is shared (VettedUrlCache).
    */
   private async vet(rawUrl: string): Promise<{ url: URL; ipv4: string } | { errorKind: 'ssrf' | 'dns' }> {
     try {
-      const nowMs = Date.now();
-      let vetted = this.vettedUrls.get(rawUrl, nowMs);
-      if (vetted === undefined) {
-        vetted = await this.urls.vet(rawUrl);
-        this.vettedUrls.set(rawUrl, vetted, nowMs);
-      }
+      const vetted = await this.vettedUrls.vet(rawUrl, Date.now(), () => this.urls.vet(rawUrl));
       if (vetted.ipv4.length === 0) return { errorKind: 'dns' };
       return { url: vetted.url, ipv4: vetted.ipv4[0] };
     } catch (error) {
