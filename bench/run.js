@@ -20,6 +20,7 @@ import pg from 'pg';
 import { dropDatabase, migrate } from '../dist/platform/database/database.js';
 import { cpuMs } from './process-cpu.js';
 import { printShares, summarise } from './profile-summary.js';
+import { deleteRedisPrefix } from './redis-prefix.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -71,6 +72,16 @@ async function startProcess(script, port, execArgv = [], extraEnv = {}) {
   const child = fork(script, [], { cwd: ROOT, env: { ...env, ...extraEnv, PORT: String(port) }, execArgv, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   await waitForHttp(`http://127.0.0.1:${port}/`);
   return child;
+}
+
+/** Resolves when the child has exited (at once if it already has). */
+function exited(child) {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
+}
+
+function stopProcess(child) {
+  child.kill('SIGTERM');
+  return exited(child);
 }
 
 async function seed(pool) {
@@ -232,7 +243,10 @@ async function main() {
   try {
     const servicePort = await freePort();
     const serviceProcess = await startService(servicePort);
-    stops.push(serviceProcess.stop);
+    stops.push(async () => {
+      serviceProcess.stop();
+      await exited(serviceProcess.child);
+    });
     const service = `http://127.0.0.1:${servicePort}`;
     const context = await seed(pool);
     const invoiceId = await seedInvoices(service, context);
@@ -262,14 +276,14 @@ async function main() {
 
     const baselinePort = await freePort();
     const baselineProcess = await startProcess('bench/baseline-server.js', baselinePort);
-    stops.push(() => baselineProcess.kill('SIGTERM'));
+    stops.push(() => stopProcess(baselineProcess));
     const baseline = `http://127.0.0.1:${baselinePort}`;
 
     await seedEvents(context);
     const floorBody = await (await fetch(service + routes.retrieve.path, { headers: { authorization: `Bearer ${context.key}` } })).text();
     const stackPort = await freePort();
     const stackProcess = await startProcess('bench/stack-floor.js', stackPort, [], { BENCH_FLOOR_BODY: floorBody });
-    stops.push(() => stackProcess.kill('SIGTERM'));
+    stops.push(() => stopProcess(stackProcess));
     const stack = `http://127.0.0.1:${stackPort}`;
 
     const rows = [];
@@ -305,7 +319,7 @@ async function main() {
         scaling = { one: one.rps, all: all.rps, floor: cpuFloor.rps };
         rows.push(one, all);
       } finally {
-        single.kill('SIGTERM');
+        await stopProcess(single);
       }
     }
     const cursor = await walkToPage(service, context.key, 200);
@@ -378,9 +392,10 @@ async function main() {
     console.log(`goal (issue 20, against the honest floor): ${missed.length === 0 ? 'met' : `missed on ${missed.join(', ')}`}`);
     console.log(`RESULT ${JSON.stringify(result)}`);
   } finally {
-    for (const stop of stops.reverse()) stop();
+    await Promise.all(stops.reverse().map((stop) => stop()));
     await pool.end();
     await dropDatabase(DATABASE_URL);
+    await deleteRedisPrefix(env.REDIS_PREFIX);
   }
 }
 

@@ -32,7 +32,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { generateApiKey } from '../dist/platform/auth/api-key-token.js';
 import { dropDatabase, migrate } from '../dist/platform/database/database.js';
@@ -43,6 +42,7 @@ import { signWebhook } from '../dist/webhooks/delivery/webhook-signature.js';
 import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
 import { cpuMs } from './process-cpu.js';
 import { printShares, summarise } from './profile-summary.js';
+import { deleteRedisPrefix } from './redis-prefix.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BURST = Number(process.env.BENCH_BURST ?? 5000);
@@ -284,9 +284,7 @@ async function main() {
     receiver.send('stop');
     await db.end();
     await dropDatabase(DATABASE_URL);
-    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    for await (const keys of redis.scanStream({ match: `${REDIS_PREFIX}:*`, count: 1000 })) if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await deleteRedisPrefix(REDIS_PREFIX);
   }
 }
 
