@@ -4,8 +4,8 @@
 // (10,000 events, read by a key that sees four types), POST with vs without an
 // Idempotency-Key, the API process's resident memory, and a final `RESULT {json}` line.
 // Run with `npm run bench` (builds first). Needs the local PostgreSQL and Redis; creates and
-// drops its own database and Redis prefix. BENCH_API_PROCESSES=N runs N service processes under node:cluster;
-// BENCH_PROFILE=1 only profiles the service under GET /v1/invoices/{id} and prints where its
+// drops its own database and Redis prefix. BENCH_API_PROCESSES=N runs N service processes under
+// node:cluster; BENCH_PROFILE=1 only profiles the service under GET /v1/invoices/{id} and prints where its
 // CPU time goes; BENCH_PROFILE=list or =events does the same under the list of 50 or the events feed.
 import autocannon from 'autocannon';
 import { execFileSync, fork } from 'node:child_process';
