@@ -1,12 +1,12 @@
 // Benchmark: the service against a bare node:http + pg baseline doing the same key lookup and
-// query, measured in the same run on the same machine; prints requests/s, mean/p50/p99 latency
-// and the service ÷ baseline ratios, list page 200 vs page 1, the events feed's page 50 vs page 1
-// (10,000 events, read by a key that sees four types), POST with vs without an
-// Idempotency-Key, the API process's resident memory, and a final `RESULT {json}` line.
-// Run with `npm run bench` (builds first). Needs the local PostgreSQL and Redis; creates and
-// drops its own database and Redis prefix. BENCH_API_PROCESSES=N runs N service processes under
-// node:cluster; BENCH_PROFILE=1 only profiles the service under GET /v1/invoices/{id} and prints where its
-// CPU time goes; BENCH_PROFILE=list or =events does the same under the list of 50 or the events feed.
+// query, measured in the same run on the same machine; prints requests/s, mean/p50/p99 latency and
+// the service ÷ baseline ratios, list page 200 vs page 1, the events feed's page 50 vs page 1
+// (10,000 events, read by a key that sees four types), POST with vs without an Idempotency-Key, the
+// API process's resident memory, and a final `RESULT {json}` line. Run with `npm run bench` (builds
+// first). Needs the local PostgreSQL and Redis; creates and drops its own database and Redis
+// prefix. BENCH_API_PROCESSES=N runs N service processes under node:cluster; BENCH_PROFILE=1 only
+// profiles the service under GET /v1/invoices/{id} and prints where its CPU time goes;
+// BENCH_PROFILE=list or =events does the same under the list of 50 or the events feed.
 import autocannon from 'autocannon';
 import { execFileSync, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
