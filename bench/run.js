@@ -204,18 +204,27 @@ function residentMb(pid) {
   return Number(kb) / 1024;
 }
 
-/** The service: dist/main.js, or BENCH_API_PROCESSES workers under node:cluster; resolves with their pids. */
+/**
+ * The service: dist/main.js, or BENCH_API_PROCESSES workers under node:cluster; resolves with
+ * their pids, and a `stop` that resolves once the service has exited.
+ */
 async function startService(port) {
   if (PROCESSES > 1) {
     const primary = fork('bench/cluster.js', [], { cwd: ROOT, env: { ...env, PORT: String(port), BENCH_API_PROCESSES: String(PROCESSES) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     const [{ workers }] = await once(primary, 'message');
     await waitForHttp(`http://127.0.0.1:${port}/`);
-    return { child: primary, pids: workers, stop: () => primary.kill('SIGTERM') };
+    return { pids: workers, stop: () => stopProcess(primary) };
   }
   const execArgv = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR, '--import', './bench/exit-on-message.js'] : [];
   const child = await startProcess('dist/main.js', port, execArgv);
   // A profiled service must exit normally to write its profile.
-  return { child, pids: [child.pid], stop: () => (PROFILE_DIR ? child.send('exit') : child.kill('SIGTERM')) };
+  const stop = PROFILE_DIR
+    ? () => {
+        child.send('exit');
+        return exited(child);
+      }
+    : () => stopProcess(child);
+  return { pids: [child.pid], stop };
 }
 
 const fmt = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '-').padStart(9);
@@ -243,10 +252,7 @@ async function main() {
   try {
     const servicePort = await freePort();
     const serviceProcess = await startService(servicePort);
-    stops.push(async () => {
-      serviceProcess.stop();
-      await exited(serviceProcess.child);
-    });
+    stops.push(serviceProcess.stop);
     const service = `http://127.0.0.1:${servicePort}`;
     const context = await seed(pool);
     const invoiceId = await seedInvoices(service, context);
@@ -266,8 +272,7 @@ async function main() {
       if (process.env.BENCH_PROFILE === 'events') await seedEvents(context);
       print([await measure(`service  ${label} (profiled)`, service + path, context.key)]);
       stops.pop();
-      serviceProcess.stop();
-      await once(serviceProcess.child, 'exit');
+      await serviceProcess.stop();
       const [file] = readdirSync(PROFILE_DIR).filter((name) => name.endsWith('.cpuprofile'));
       console.log(`\nself time by package, share of busy time (${join(PROFILE_DIR, file)}):`);
       printShares(summarise(join(PROFILE_DIR, file)).top);
