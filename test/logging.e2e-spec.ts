@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import request from 'supertest';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
-import { type LogLine, listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
+import { type LogLine, listeningPort, type MainProcess, spawnMain, spawnNode } from './support/main-process.js';
 import { createTenantSession } from './support/tenant-session.js';
 
 /**
@@ -110,7 +108,7 @@ describe('structured request logs (e2e, dist/main.js)', () => {
  */
 describe('log lines on standard output (e2e, dist/)', () => {
   /** Runs `body` as an ES module after importing dist's createLogger; `writes` counts the writes to stdout. */
-  function run(body: string): { stdout: () => string; stderr: () => string; exit: Promise<number | null>; kill: () => void } {
+  function run(body: string): MainProcess {
     const script = `
       import fs from 'node:fs';
       let writes = 0;
@@ -121,15 +119,8 @@ describe('log lines on standard output (e2e, dist/)', () => {
       process.on('exit', () => process.stderr.write('writes=' + writes));
       const { createLogger } = await import(${JSON.stringify(join(process.cwd(), 'dist/platform/logging/logger.js'))});
       ${body}`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    return { stdout: () => stdout, stderr: () => stderr, exit: once(child, 'exit').then(([code]) => code as number | null), kill: () => child.kill('SIGKILL') };
+    return spawnNode(['--input-type=module', '-e', script]);
   }
-
-  const parsed = (stdout: string) => stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as LogLine);
 
   it('gathers the lines of every logger of the process into few writes, and writes them all at exit', async () => {
     const child = run(`
@@ -137,7 +128,7 @@ describe('log lines on standard output (e2e, dist/)', () => {
       for (let n = 0; n < 1000; n += 1) (n % 2 === 0 ? a : b).info({ n, delivery_id: '${randomUUID()}' }, 'webhook attempt');
       process.exit(0);`);
     expect(await child.exit).toBe(0);
-    const lines = parsed(child.stdout());
+    const lines = child.lines();
     expect(lines.map((line) => line.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n));
     const writes = Number(/writes=(\d+)/.exec(child.stderr())![1]);
     // About 150 bytes a line, gathered into writes of 4 kB or more: one write per line before.
@@ -152,10 +143,9 @@ describe('log lines on standard output (e2e, dist/)', () => {
     try {
       const deadline = Date.now() + 10_000;
       while (!child.stdout().includes('\n') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(parsed(child.stdout())).toEqual([expect.objectContaining({ lone: true, msg: 'worker started' })]);
+      expect(child.lines()).toEqual([expect.objectContaining({ lone: true, msg: 'worker started' })]);
     } finally {
-      child.kill();
-      await child.exit;
+      await child.stop();
     }
   });
 });

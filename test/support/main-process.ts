@@ -4,7 +4,10 @@ import { join } from 'node:path';
 
 export type LogLine = Record<string, any>;
 
-/** The production entry point (`node dist/main.js`, built by `npm test`) as a child process. */
+/**
+ * A Node child process, its output collected: the production entry point (`node dist/main.js`,
+ * built by `npm test`, with spawnMain) or a script of dist's code (spawnNode).
+ */
 export interface MainProcess {
   child: ChildProcess;
   stdout: () => string;
@@ -16,8 +19,14 @@ export interface MainProcess {
   stop: () => Promise<void>;
 }
 
+/** The production entry point as a child process. */
 export function spawnMain(env: Record<string, string>): MainProcess {
-  const child = spawn(process.execPath, [join(process.cwd(), 'dist/main.js')], {
+  return spawnNode([join(process.cwd(), 'dist/main.js')], env);
+}
+
+/** `node <args>` as a child process (LOG_LEVEL=info unless `env` says otherwise), its output collected. */
+export function spawnNode(args: string[], env: Record<string, string> = {}): MainProcess {
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
