@@ -43,7 +43,7 @@ describe('hostile input (e2e)', () => {
     });
   });
 
-  describe('U+0000 in text', () => {
+  describe('characters no text can hold', () => {
     it.each([
       ['notes', (body: Record<string, unknown>) => ({ ...body, notes: 'a\u0000b' })],
       ['lines[0].description', (body: Record<string, unknown>) => ({ ...body, lines: [fin.line({ description: 'x\u0000' })] })],
@@ -53,6 +53,25 @@ describe('hostile input (e2e)', () => {
       const res = await post('/v1/invoices').send(change(fin.invoiceBody()));
       expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field, code: 'invalid_character' });
       expect(await invoices()).toBe(before);
+    });
+
+    // JSON.stringify writes a lone surrogate as the escape `\ud800`: legal JSON, no character.
+    it.each([
+      ['notes', (body: Record<string, unknown>) => ({ ...body, notes: 'a\ud800b' })],
+      ['lines[0].description', (body: Record<string, unknown>) => ({ ...body, lines: [fin.line({ description: 'x\udfff' })] })],
+      ['x\udc00', (body: Record<string, unknown>) => ({ ...body, 'x\udc00': 1 })],
+    ])('answers 422 invalid_input (unpaired_surrogate) naming %j, rather than storing U+FFFD in its place', async (field, change) => {
+      const before = await invoices();
+      const res = await post('/v1/invoices').send(change(fin.invoiceBody()));
+      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field, code: 'unpaired_surrogate' });
+      expect(await invoices()).toBe(before);
+    });
+
+    it('takes a character outside the BMP, sent as an escaped surrogate pair, and stores it as sent', async () => {
+      const body = JSON.stringify({ ...fin.invoiceBody(), notes: 'rocket' }).replace('"rocket"', '"rocket \\ud83d\\ude80"');
+      const res = await post('/v1/invoices').set('Content-Type', 'application/json').send(body);
+      expect(res.status).toBe(201);
+      expect((await db.query(`SELECT notes FROM invoices WHERE id = $1`, [res.body.id]))[0].notes).toBe('rocket \u{1f680}');
     });
 
     it('answers 422 invalid_input naming reason on void, and leaves the invoice issued', async () => {

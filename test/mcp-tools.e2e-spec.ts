@@ -175,6 +175,18 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(called.status).toBe(422);
       expect(called.body).toMatchObject({ field: `arguments.${argument}`, code: 'invalid_character' });
     });
+
+    it('refuses an unpaired surrogate in a search, naming the argument, on /mcp and /tools/call', async () => {
+      const params = { name: 'search_records', arguments: { query: 'a\ud800' } };
+      const onMcp = await rpc({ jsonrpc: '2.0', id: 5, method: 'tools/call', params });
+      expect(onMcp.body).toMatchObject({
+        id: 5,
+        error: { code: -32602, message: 'Invalid params: arguments.query contains an unpaired UTF-16 surrogate (U+D800-U+DFFF), which no record can hold.' },
+      });
+      const called = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), params);
+      expect(called.status).toBe(422);
+      expect(called.body).toMatchObject({ field: 'arguments.query', code: 'unpaired_surrogate' });
+    });
   });
 
   it('marks every 2026-07-28 result complete (resultType), as the revision asks', async () => {

@@ -13,7 +13,7 @@ import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../platform
 import { mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
 import { RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
-import { checkBody } from '../platform/http/request-checks.js';
+import { checkBody, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
 import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
@@ -121,7 +121,7 @@ export class McpHttpService {
 
   /**
    * `POST /mcp`: the body is read here, so that what the SDK would choke on never reaches it
-   * (arguments nested deeper than the REST API allows, U+0000 that no record can hold: both
+   * (arguments nested deeper than the REST API allows, a character no record can hold: both
    * JSON-RPC invalid params), and so that the server built for the request knows the tools it
    * calls. Then the SDK answers, from the parsed body.
    */
@@ -147,7 +147,7 @@ export class McpHttpService {
       const message =
         error.extras.code === 'max_depth'
           ? 'Invalid params: the request is nested deeper than 64 levels.'
-          : `Invalid params: ${field ?? 'the body'} contains the character U+0000, which no record can hold.`;
+          : `Invalid params: ${field ?? 'the body'} contains ${UNSTORABLE_CHARACTERS[error.extras.code as keyof typeof UNSTORABLE_CHARACTERS]}, which no record can hold.`;
       return this.json(response, 200, { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message, data: { field, code: error.extras.code } } });
     }
     return this.mcp(request, response, body);
@@ -201,7 +201,7 @@ export class McpHttpService {
     }
     if (route === 'tools/call') {
       const body = await readJson(request);
-      // 422 like the REST API: arguments nested deeper than 64 levels, or holding U+0000, naming the member.
+      // 422 like the REST API: arguments nested deeper than 64 levels, or holding U+0000 or a lone surrogate, naming the member.
       checkBody(body);
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new DomainException('McpInvalidRequest', 'The body must be a JSON object {name, arguments}.', { field: 'body' });

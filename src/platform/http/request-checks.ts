@@ -14,16 +14,29 @@ const MAX_BODY_DEPTH = 64;
  */
 
 /**
- * Refuses a parsed JSON body nested deeper than MAX_BODY_DEPTH, or holding U+0000 in a string or
- * member name: PostgreSQL text and jsonb cannot store that character. Iterative, so a deep body
- * cannot overflow the stack here either.
+ * What no string of a body may hold: U+0000, which PostgreSQL text and jsonb cannot store, and a
+ * surrogate without its pair (JSON allows the escape `"\ud800"`), which is no character at all:
+ * encoded to UTF-8 for storage it would silently become U+FFFD, a different text from the one sent.
+ */
+const UNSTORABLE = /\u0000|\p{Cs}/u;
+
+/** The problem's `code`, and how the detail names the character, for each kind UNSTORABLE finds. */
+export const UNSTORABLE_CHARACTERS = {
+  invalid_character: 'the character U+0000',
+  unpaired_surrogate: 'an unpaired UTF-16 surrogate (U+D800-U+DFFF)',
+} as const;
+
+/**
+ * Refuses a parsed JSON body nested deeper than MAX_BODY_DEPTH, or holding an UNSTORABLE
+ * character in a string or member name. Iterative, so a deep body cannot overflow the stack here
+ * either.
  */
 export function checkBody(body: unknown): void {
   const pending: [unknown, string, number][] = [[body, '', 0]];
   while (pending.length > 0) {
     const [value, path, depth] = pending.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) throw nulCharacter(path);
+      checkText(value, path);
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
@@ -36,18 +49,18 @@ export function checkBody(body: unknown): void {
     }
     for (const [name, member] of Object.entries(value)) {
       const memberPath = path === '' ? name : `${path}.${name}`;
-      if (name.includes('\u0000')) throw nulCharacter(memberPath);
+      checkText(name, memberPath);
       pending.push([member, memberPath, depth + 1]);
     }
   }
 }
 
-function nulCharacter(path: string): DomainException {
+function checkText(text: string, path: string): void {
+  const found = UNSTORABLE.exec(text);
+  if (found === null) return;
   const field = path === '' ? undefined : path;
-  return new DomainException('InvalidInput', `${field ?? 'The body'} contains the character U+0000, which cannot be stored.`, {
-    field,
-    code: 'invalid_character',
-  });
+  const code = found[0] === '\u0000' ? 'invalid_character' : 'unpaired_surrogate';
+  throw new DomainException('InvalidInput', `${field ?? 'The body'} contains ${UNSTORABLE_CHARACTERS[code]}, which cannot be stored.`, { field, code });
 }
 
 /**
