@@ -224,6 +224,10 @@ describe('agent-tool server (e2e)', () => {
       await expect(modern.callTool({ name: 'drop_invoices', arguments: {} })).rejects.toMatchObject({ code: -32602 });
       await expect(legacy.callTool({ name: 'drop_invoices', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     });
+
+    it.each(['constructor', 'toString', '__proto__'])('answers %s, a name every object has, as an unknown tool', async (name) => {
+      await expect(modern.callTool({ name, arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining(`Tool ${name} not found`) });
+    });
   });
 
   describe('authentication', () => {

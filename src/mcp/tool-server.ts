@@ -166,6 +166,10 @@ export class ToolServer implements OnModuleDestroy {
       instructions: INSTRUCTIONS,
       cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
     });
+    // The SDK keeps its tools in a plain object, so a call of `constructor` or `toString` found
+    // Object.prototype's member and was answered "Tool constructor disabled". With no prototype,
+    // such a name is what it is: a tool not found.
+    Object.assign(server, { _registeredTools: Object.create(null) });
     for (const tool of this.callable(request)) {
       server.registerTool(
         tool.name,
