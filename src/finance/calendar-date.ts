@@ -1,3 +1,5 @@
+import { isCalendarDate } from '../platform/validation/rfc3339.js';
+
 /**
  * Calendar dates (`YYYY-MM-DD`) as the API shows them. Company time is UTC, so "today" is the
  * UTC date. Dates compare correctly as strings because the format is fixed-width.
@@ -10,13 +12,7 @@ export function checkCalendarDate(value: string): DateCheck {
   const match = FORMAT.exec(value);
   if (!match) return 'invalid_format';
   const [year, month, day] = match.slice(1).map(Number);
-  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return 'invalid_date';
-  return 'ok';
-}
-
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return isCalendarDate(year, month, day) ? 'ok' : 'invalid_date';
 }
 
 export function addDays(date: string, days: number): string {

@@ -168,6 +168,8 @@ describe('events feed (e2e)', () => {
       ['types=', 'errors.integrations.webhooks.unknown_event_type', { unknown_event_types: [''] }],
       ['since=2026-11-01', 'errors.integrations.webhooks.invalid_since', { code: 'invalid_since', field: 'since' }],
       ['since=yesterday', 'errors.integrations.webhooks.invalid_since', { code: 'invalid_since' }],
+      ['since=2026-02-30T00:00:00Z', 'errors.integrations.webhooks.invalid_since', { code: 'invalid_since', field: 'since' }],
+      ['since=2026-11-01T24:00:00Z', 'errors.integrations.webhooks.invalid_since', { code: 'invalid_since', field: 'since' }],
       ['types=fin.invoice.paid&types=fin.invoice.created', 'errors.common.validation.invalid_input', { field: 'types' }],
       ['since[gt]=2026-11-01T00:00:00Z', 'errors.common.validation.invalid_input', { field: 'since' }],
       ['limit=ten', 'errors.common.validation.invalid_input', { field: 'limit' }],
