@@ -94,7 +94,11 @@ describe('subscriber tools (e2e)', () => {
       expect(member.status).toBe(422);
       expect(member.body).toMatchObject({ code: 'unknown_field', field: 'data' });
       const wrongType = await post(path).send({ event_type: 7 });
-      expect(wrongType.body).toMatchObject({ status: 422, detail_key: 'errors.integrations.webhooks.validation_failed' });
+      expect(wrongType.body).toMatchObject({
+        status: 422,
+        detail_key: 'errors.integrations.webhooks.validation_failed',
+        errors: [{ path: 'event_type', code: 'invalid_type', message: 'event_type must be a string' }],
+      });
 
       const personal = await post(path).send({ event_type: 'hr.employee.created' });
       expect(personal.status).toBe(403);

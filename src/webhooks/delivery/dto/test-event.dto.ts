@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { ValidatedBody } from '../../../platform/validation/validated-body.js';
+import { Checks, ValidatedBody } from '../../../platform/validation/validated-body.js';
 import { WEBHOOK_BODY_RULES } from '../../dto/webhook-body-rules.js';
 
 /** The optional body of POST /v1/webhook_endpoints/{id}/test_events. */
@@ -12,7 +12,6 @@ export class TestEventDto {
     maxLength: 200,
   })
   @IsOptional()
-  @IsString()
-  @MaxLength(200)
+  @Checks(IsString(), MaxLength(200))
   event_type?: string;
 }
