@@ -171,6 +171,12 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
       fails(['tenant:deactivate', '--tenant', missing], /not found/),
       fails(['key:revoke', '--key', missing], /not found/),
     ]);
+    // A malformed id or address is named by the flag, never a database error.
+    await Promise.all([
+      fails(['tenant:deactivate', '--tenant', 'acme'], /not an id: acme/),
+      fails(['key:revoke', '--key', 'oh_live_x'], /not an id: oh_live_x/),
+      fails(['user:create', '--tenant', id, '--email', 'not-an-address'], /not an e-mail address: not-an-address/),
+    ]);
     expect((await db.query('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1', [id]))[0].n).toBe(0);
   }, TIMEOUT_MS);
 

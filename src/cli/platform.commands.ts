@@ -3,7 +3,7 @@ import { ApiKeysService } from '../platform/auth/api-keys.service.js';
 import { isScope, type Scope } from '../platform/catalog/scopes.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { parseRfc3339DateTime } from '../platform/validation/rfc3339.js';
-import { type CommandGroupDeps, list } from '../platform/cli/command-group.js';
+import { type CommandGroupDeps, email, list, uuid } from '../platform/cli/command-group.js';
 
 function scopes(values: string[]): Scope[] {
   const unknown = values.filter((value) => !isScope(value));
@@ -37,7 +37,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
   program
     .command('tenant:deactivate')
     .description('deactivate a company: its keys and tokens answer 404 tenant_not_found; prints {id, active}')
-    .requiredOption('--tenant <id>')
+    .requiredOption('--tenant <id>', 'company id', uuid)
     .action(async (options: { tenant: string }) => {
       const tenant = await (await tenants()).deactivate(options.tenant);
       output({ id: tenant.id, active: false });
@@ -46,8 +46,8 @@ export function platformCommands(program: Command, { context, output }: CommandG
   program
     .command('user:create')
     .description('add a person to a company with read permissions (fin.invoices:read, …); prints {id}')
-    .requiredOption('--tenant <id>')
-    .requiredOption('--email <email>')
+    .requiredOption('--tenant <id>', 'company id', uuid)
+    .requiredOption('--email <email>', 'e-mail address', email)
     .option('--permissions <list>', 'comma-separated permissions', list, [])
     .action(async (options: { tenant: string; email: string; permissions: string[] }) => {
       const user = await (await tenants()).createUser(options.tenant, options.email, options.permissions);
@@ -57,7 +57,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
   program
     .command('user:set-permissions')
     .description("replace a person's permissions; their agent-tool tokens follow at once; prints {id, permissions}")
-    .requiredOption('--user <id>')
+    .requiredOption('--user <id>', 'user id', uuid)
     .requiredOption('--permissions <list>', 'comma-separated permissions; empty for none', list)
     .action(async (options: { user: string; permissions: string[] }) => {
       const user = await (await tenants()).setPermissions(options.user, options.permissions);
@@ -67,10 +67,10 @@ export function platformCommands(program: Command, { context, output }: CommandG
   program
     .command('key:create')
     .description('issue an oh_live_ API key with scopes; prints {id, key}, the key only this once')
-    .requiredOption('--tenant <id>')
+    .requiredOption('--tenant <id>', 'company id', uuid)
     .requiredOption('--scopes <list>', 'comma-separated scopes', list)
     .option('--expires-at <rfc3339>', 'expiry', timestamp)
-    .option('--user <id>')
+    .option('--user <id>', 'the user who asked for the key', uuid)
     .option('--name <name>')
     .action(async (options: { tenant: string; scopes: string[]; expiresAt?: Date; user?: string; name?: string }) => {
       output(
@@ -92,7 +92,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
     program
       .command(command)
       .description(`mark an API key ${state}: it answers 401 from the next request on; prints {id, state}`)
-      .requiredOption('--key <id>')
+      .requiredOption('--key <id>', 'API key id (as printed by key:create)', uuid)
       .action(async (options: { key: string }) => output(await (await keys()).changeState(options.key, state)));
   }
 }

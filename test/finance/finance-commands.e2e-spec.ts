@@ -49,7 +49,7 @@ describe('Finance-application CLI commands (e2e)', () => {
 
     it('refuses an unknown tenant', async () => {
       await expect(cli('customer:create', '--tenant', '00000000-0000-4000-8000-000000000000')).rejects.toThrow(/not found/);
-      await expect(cli('product:create', '--tenant', 'nope')).rejects.toThrow(/not found/);
+      await expect(cli('product:create', '--tenant', 'nope')).rejects.toThrow(/not an id: nope/);
     });
   });
 
@@ -81,7 +81,8 @@ describe('Finance-application CLI commands (e2e)', () => {
       const other = await createTenantSession(api.app);
       const a = await draft();
       await expect(cli('invoice:issue', '--tenant', other.tenant.id, '--invoice', a.id)).rejects.toThrow(/not found/);
-      await expect(cli('invoice:issue', '--tenant', tenant(), '--invoice', 'x')).rejects.toThrow(/not found/);
+      await expect(cli('invoice:issue', '--tenant', tenant(), '--invoice', '00000000-0000-4000-8000-000000000000')).rejects.toThrow(/not found/);
+      await expect(cli('invoice:issue', '--tenant', tenant(), '--invoice', 'x')).rejects.toThrow(/not an id: x/);
       expect((await invoiceRow(a.id)).status).toBe('draft');
     });
   });
@@ -140,6 +141,9 @@ describe('Finance-application CLI commands (e2e)', () => {
       await expect(cli('payment:record', '--tenant', tenant(), '--invoice', invoice.id, '--amount-minor', String(invoice.total_minor + 1))).rejects.toThrow(/balance/);
       await expect(cli('payment:record', '--tenant', tenant(), '--invoice', invoice.id, '--amount-minor', '0')).rejects.toThrow(/balance/);
       await expect(cli('payment:record', '--tenant', tenant(), '--invoice', invoice.id, '--amount-minor', '1.5')).rejects.toThrow(/integer/);
+      // Beyond 2^53 a number would be rounded: refused, not paid as a different amount.
+      await expect(cli('payment:record', '--tenant', tenant(), '--invoice', invoice.id, '--amount-minor', '99999999999999999999')).rejects.toThrow(/not an integer/);
+      await expect(cli('payment:record', '--tenant', tenant(), '--invoice', 'INV-1', '--amount-minor', '1')).rejects.toThrow(/not an id: INV-1/);
       await fin.pay(invoice.id, invoice.total_minor);
       await expect(cli('payment:record', '--tenant', tenant(), '--invoice', invoice.id, '--amount-minor', '1')).rejects.toThrow(/paid/);
       expect(await countRows(api.app, 'payments', tenant())).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import { isEmail } from 'class-validator';
 import { type Command, InvalidArgumentError } from 'commander';
 
 /** Lazily created application context, so `--help` and usage errors need no database. */
@@ -23,13 +24,21 @@ export function list(value: string): string[] {
     .filter((item) => item.length > 0);
 }
 
+/** A whole number JavaScript holds exactly: `99999999999999999999` is refused, not rounded. */
 export function integer(value: string): number {
-  if (!/^-?\d+$/.test(value.trim())) throw new Error(`not an integer: ${value}`);
-  return Number(value);
+  const number = Number(value.trim());
+  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(number)) throw new InvalidArgumentError(`not an integer: ${value}`);
+  return number;
 }
 
 /** An id flag: UUID-shaped, so a typo is a clear message rather than a database error. */
 export function uuid(value: string): string {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value.trim())) throw new InvalidArgumentError(`not an id: ${value}`);
   return value.trim().toLowerCase();
+}
+
+/** An e-mail address flag, checked as the validator library checks one. */
+export function email(value: string): string {
+  if (!isEmail(value.trim())) throw new InvalidArgumentError(`not an e-mail address: ${value}`);
+  return value.trim();
 }
