@@ -44,26 +44,19 @@ describe('hostile input (e2e)', () => {
   });
 
   describe('characters no text can hold', () => {
+    // U+0000 cannot be stored; a lone surrogate (JSON.stringify writes it as the escape `\ud800`:
+    // legal JSON, no character) would be stored as U+FFFD, a text other than the one sent.
     it.each([
-      ['notes', (body: Record<string, unknown>) => ({ ...body, notes: 'a\u0000b' })],
-      ['lines[0].description', (body: Record<string, unknown>) => ({ ...body, lines: [fin.line({ description: 'x\u0000' })] })],
-      ['x\u0000y', (body: Record<string, unknown>) => ({ ...body, 'x\u0000y': 1 })],
-    ])('answers 422 invalid_input naming %j on create, and stores nothing', async (field, change) => {
+      ['notes', (body: Record<string, unknown>) => ({ ...body, notes: 'a\u0000b' }), 'invalid_character'],
+      ['lines[0].description', (body: Record<string, unknown>) => ({ ...body, lines: [fin.line({ description: 'x\u0000' })] }), 'invalid_character'],
+      ['x\u0000y', (body: Record<string, unknown>) => ({ ...body, 'x\u0000y': 1 }), 'invalid_character'],
+      ['notes', (body: Record<string, unknown>) => ({ ...body, notes: 'a\ud800b' }), 'unpaired_surrogate'],
+      ['lines[0].description', (body: Record<string, unknown>) => ({ ...body, lines: [fin.line({ description: 'x\udfff' })] }), 'unpaired_surrogate'],
+      ['x\udc00', (body: Record<string, unknown>) => ({ ...body, 'x\udc00': 1 }), 'unpaired_surrogate'],
+    ])('answers 422 invalid_input naming %j on create, and stores nothing', async (field, change, code) => {
       const before = await invoices();
       const res = await post('/v1/invoices').send(change(fin.invoiceBody()));
-      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field, code: 'invalid_character' });
-      expect(await invoices()).toBe(before);
-    });
-
-    // JSON.stringify writes a lone surrogate as the escape `\ud800`: legal JSON, no character.
-    it.each([
-      ['notes', (body: Record<string, unknown>) => ({ ...body, notes: 'a\ud800b' })],
-      ['lines[0].description', (body: Record<string, unknown>) => ({ ...body, lines: [fin.line({ description: 'x\udfff' })] })],
-      ['x\udc00', (body: Record<string, unknown>) => ({ ...body, 'x\udc00': 1 })],
-    ])('answers 422 invalid_input (unpaired_surrogate) naming %j, rather than storing U+FFFD in its place', async (field, change) => {
-      const before = await invoices();
-      const res = await post('/v1/invoices').send(change(fin.invoiceBody()));
-      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field, code: 'unpaired_surrogate' });
+      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field, code });
       expect(await invoices()).toBe(before);
     });
 

@@ -28,7 +28,7 @@ describe('RFC 3339 date-times', () => {
     ['+002026-01-01T00:00:00Z', 'an expanded year'],
     ['1e3', 'a number'],
     [5, 'not a string'],
-  ])('refuses %s: %s', (value) => {
+  ] as [unknown, string][])('refuses %s: %s', (value) => {
     expect(parseRfc3339DateTime(value)).toBeUndefined();
   });
 });
