@@ -283,7 +283,7 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await executions()).toBe(1);
   });
 
-  it('lets a repeat take over a claim left in progress for over 60 seconds; the stale holder cannot overwrite it', async () => {
+  it('lets a repeat take over a claim left in progress for over 60 seconds; the stale holder can then neither commit nor overwrite it', async () => {
     const key = randomUUID();
     const stale = post('/v1/test_events?delay_ms=1500', key, { n: 1 }).then((res) => res);
     await waitFor(async () => (await rows()).some((row) => row.state === 'in_progress'), 5000, 'the in-progress claim');
@@ -296,14 +296,48 @@ describe('Idempotency-Key (e2e)', () => {
     const takeover = await post('/v1/test_events', key, { n: 1 });
     expect(takeover.status).toBe(201);
     expect(takeover.headers['idempotency-replayed']).toBeUndefined();
+    // Its claim is gone: its transaction is rolled back rather than applied a second time.
     const original = await stale;
-    expect(original.status).toBe(201);
+    expectProblem(original, 409, 'errors.platform.idempotency.in_progress', 'idempotency-conflict');
 
     const [row] = await rows();
     expect(row.state).toBe('completed');
     expect(JSON.parse(row.response_body!).id).toBe(takeover.body.id);
     expect((await post('/v1/test_events', key, { n: 1 })).body.id).toBe(takeover.body.id);
-    expect(await executions()).toBe(2);
+    expect(await executions()).toBe(1);
+  });
+
+  describe('a process that stops between its commit and storing its answer', () => {
+    // Storing this one key's answer fails, as if the process had died right after its commit.
+    const key = `stops-after-commit-${randomUUID()}`;
+    beforeAll(async () => {
+      await db.query(`CREATE FUNCTION refuse_answer_of_test_key() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'the process stopped'; END $$`);
+      await db.query(`CREATE TRIGGER refuse_answer_of_test_key BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+        WHEN (NEW.key = '${key}' AND NEW.state = 'completed') EXECUTE FUNCTION refuse_answer_of_test_key()`);
+    });
+    afterAll(async () => {
+      await db.query('DROP TRIGGER refuse_answer_of_test_key ON idempotency_keys');
+      await db.query('DROP FUNCTION refuse_answer_of_test_key');
+    });
+
+    it('leaves the claim committed with its change, and a repeat is told it ran, never running it twice', async () => {
+      const first = await post('/v1/test_events', key, { n: 1 });
+      expect(first.status).toBe(201);
+      expect(await executions()).toBe(1);
+      expect(await rows()).toMatchObject([{ key, state: 'committed', response_status: null }]);
+
+      // Still within the stale limit: the answer may yet be stored.
+      expectProblem(await post('/v1/test_events', key, { n: 1 }), 409, 'errors.platform.idempotency.in_progress', 'idempotency-conflict');
+
+      await db.query(`UPDATE idempotency_keys SET locked_at = clock_timestamp() - interval '61 seconds' WHERE tenant_id = $1`, [session.tenant.id]);
+      const repeat = await post('/v1/test_events', key, { n: 1 });
+      expectProblem(repeat, 409, 'errors.platform.idempotency.replay_unavailable', 'idempotency-conflict');
+      expect(repeat.body.detail).toMatch(/its change was saved/);
+      expect(repeat.headers['idempotency-replayed']).toBeUndefined();
+      expect(await executions()).toBe(1);
+      expect(await rows()).toMatchObject([{ state: 'committed' }]);
+    });
   });
 
   it('ignores and replaces a stored answer past its 24 hours', async () => {

@@ -79,7 +79,7 @@ export const Errors = {
     'errors.platform.idempotency.replay_unavailable',
     409,
     'idempotency-conflict',
-    'The stored response is too large to replay',
+    'The first response cannot be replayed',
   ),
   IdempotencyInProgress: def(
     'errors.platform.idempotency.in_progress',

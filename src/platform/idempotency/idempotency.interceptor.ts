@@ -8,6 +8,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { requestBodyHash } from './canonical-json.js';
+import { withClaim } from './idempotency-context.js';
 import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
 
@@ -24,6 +25,9 @@ const CONFLICT_DETAILS = {
   IdempotencyInProgress: 'A request with this Idempotency-Key is still running; retry when it has finished.',
   IdempotencyReplayUnavailable: 'The request with this Idempotency-Key ran, but its response exceeded 256 KiB and was not kept.',
 } as const;
+const ANSWER_LOST_DETAIL =
+  'The request with this Idempotency-Key ran and its change was saved, but the process answering it stopped before its response was kept. ' +
+  'Read the resource to see the result; it is not run again.';
 
 /**
  * Runs a POST, PATCH or DELETE at most once per Idempotency-Key (spec section 8) and replays
@@ -69,7 +73,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
     switch (outcome.kind) {
       case 'conflict':
-        throw new DomainException(outcome.error, CONFLICT_DETAILS[outcome.error]);
+        throw new DomainException(outcome.error, outcome.reason === 'answer_lost' ? ANSWER_LOST_DETAIL : CONFLICT_DETAILS[outcome.error]);
       case 'replay':
         this.metrics.idempotencyReplays.inc();
         return this.replay(response, outcome.response);
@@ -89,7 +93,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async execute(claim: IdempotencyClaim, request: ApiRequest, response: Response, next: CallHandler, sealed: boolean): Promise<unknown> {
     let value: unknown;
     try {
-      value = await lastValueFrom(next.handle(), { defaultValue: undefined });
+      value = await withClaim(claim, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
       const headers = { ...lowerCaseKeys(problem.headers), 'content-type': PROBLEM_CONTENT_TYPE };

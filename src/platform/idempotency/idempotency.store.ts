@@ -31,11 +31,17 @@ export interface IdempotencyClaim {
 export type ClaimOutcome =
   | { kind: 'claimed'; claim: IdempotencyClaim }
   | { kind: 'replay'; response: StoredResponse }
-  | { kind: 'conflict'; error: Extract<ErrorName, 'IdempotencyBodyMismatch' | 'IdempotencyInProgress' | 'IdempotencyReplayUnavailable'> };
+  | {
+      kind: 'conflict';
+      error: Extract<ErrorName, 'IdempotencyBodyMismatch' | 'IdempotencyInProgress' | 'IdempotencyReplayUnavailable'>;
+      /** Why a replay is unavailable: the answer was too large to keep, or its process stopped before storing it. */
+      reason?: 'too_large' | 'answer_lost';
+    };
 
 interface ExistingRow {
   request_hash: string;
-  state: 'in_progress' | 'completed' | 'too_large';
+  state: 'in_progress' | 'committed' | 'completed' | 'too_large';
+  stale: boolean;
   response_status: number | null;
   response_headers: Record<string, string> | null;
   response_body: string | null;
@@ -45,7 +51,8 @@ interface ExistingRow {
 /**
  * Inserts a fresh claim, or takes over a row that has expired or whose in-progress claim is
  * stale (same body, older than STALE_CLAIM_SECONDS). One statement, so under concurrency exactly
- * one request gets a row back; the others see the row and are answered from it.
+ * one request gets a row back; the others see the row and are answered from it. A `committed`
+ * claim is never taken over: its change is done (markClaimCommitted).
  */
 const CLAIM_SQL = `
   INSERT INTO idempotency_keys AS k (tenant_id, api_key_id, key, method, path, request_hash, state, lock_token, expires_at)
@@ -96,14 +103,20 @@ export class IdempotencyStore {
       if (claimed.length === 1) return { kind: 'claimed', claim: { id: claimed[0].id, lockToken } };
 
       const [row]: ExistingRow[] = await this.dataSource.query(
-        `SELECT request_hash, state, response_status, response_headers, response_body, response_body_ciphertext FROM idempotency_keys
+        `SELECT request_hash, state, response_status, response_headers, response_body, response_body_ciphertext,
+                locked_at <= clock_timestamp() - make_interval(secs => $6) AS stale
+           FROM idempotency_keys
           WHERE tenant_id = $1 AND api_key_id = $2 AND key = $3 AND method = $4 AND path = $5`,
-        [scope.tenantId, scope.apiKeyId, scope.key, scope.method, scope.path],
+        [scope.tenantId, scope.apiKeyId, scope.key, scope.method, scope.path, STALE_CLAIM_SECONDS],
       );
       if (!row) continue;
       if (row.request_hash !== requestHash) return { kind: 'conflict', error: 'IdempotencyBodyMismatch' };
       if (row.state === 'in_progress') return { kind: 'conflict', error: 'IdempotencyInProgress' };
-      if (row.state === 'too_large') return { kind: 'conflict', error: 'IdempotencyReplayUnavailable' };
+      // Committed and then silent past the stale limit: its process stopped before storing the answer.
+      if (row.state === 'committed') {
+        return row.stale ? { kind: 'conflict', error: 'IdempotencyReplayUnavailable', reason: 'answer_lost' } : { kind: 'conflict', error: 'IdempotencyInProgress' };
+      }
+      if (row.state === 'too_large') return { kind: 'conflict', error: 'IdempotencyReplayUnavailable', reason: 'too_large' };
       return {
         kind: 'replay',
         response: {

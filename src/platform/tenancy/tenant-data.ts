@@ -1,4 +1,5 @@
 import { hotQuery } from '../database/hot-query.js';
+import { markClaimCommitted } from '../idempotency/idempotency-context.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type {
@@ -57,10 +58,17 @@ export class TenantData {
     return row ? this.forTenant(row.tenantId) : null;
   }
 
-  /** One transaction, every statement of `work` bound to the company. */
+  /**
+   * One transaction, every statement of `work` bound to the company. Inside an idempotent
+   * request, the request's claim is marked in it (markClaimCommitted).
+   */
   transaction<T>(tenantId: string, work: (scope: TenantScope) => Promise<T>): Promise<T> {
     requireTenant(tenantId);
-    return this.dataSource.transaction((manager) => work(new TenantScope(tenantId, manager)));
+    return this.dataSource.transaction(async (manager) => {
+      const result = await work(new TenantScope(tenantId, manager));
+      await markClaimCommitted(manager);
+      return result;
+    });
   }
 }
 

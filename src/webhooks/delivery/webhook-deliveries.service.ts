@@ -82,14 +82,17 @@ export class WebhookDeliveriesService {
     }
     if (original.status === 'pending') throw new DomainException('WebhookDeliveryPending', 'The delivery has not finished yet.');
     // The event may pass its retention meanwhile: its deliveries go with it (the row is gone, or
-    // the new row's reference to the event fails).
-    const [replay] = await scope
-      .query<{ id: string }>(
-        `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, replayed_from, next_attempt_at)
-         SELECT tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, coalesce(replayed_from, id), clock_timestamp()
-           FROM webhook_deliveries WHERE tenant_id = $1 AND id = $2
-         RETURNING id`,
-        [original.id],
+    // the new row's reference to the event fails). A transaction of its own, as every change an
+    // idempotent request makes (TenantData.transaction).
+    const [replay] = await this.data
+      .transaction(endpoint.tenantId, (inserting) =>
+        inserting.query<{ id: string }>(
+          `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, replayed_from, next_attempt_at)
+           SELECT tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, coalesce(replayed_from, id), clock_timestamp()
+             FROM webhook_deliveries WHERE tenant_id = $1 AND id = $2
+           RETURNING id`,
+          [original.id],
+        ),
       )
       .catch((error: unknown) => {
         if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) return [];
