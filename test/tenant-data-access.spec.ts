@@ -23,7 +23,7 @@ const ALLOWED: Record<string, string> = {
   'src/platform/pagination/paginator.service.ts': 'reads and creates the cursor-signing key in platform_settings, which belongs to no company',
   'src/platform/crypto/secrets-cipher.ts': 'reads and creates the development encryption key in platform_settings, which belongs to no company',
   'src/platform/idempotency/idempotency.store.ts':
-    'claims are keyed by (company, API key, Idempotency-Key, method, path); completing or releasing one addresses its row by id and an unguessable lock token, and the expiry sweep spans all companies by design',
+    'claims are keyed by (company, API key, Idempotency-Key, method, path); marking one committed, completing or releasing it addresses its row by id and an unguessable lock token, and the expiry sweep spans all companies by design',
   'src/webhooks/delivery/delivery-store.ts':
     "the delivery worker's SQL serves one queue of every company: the relay takes every company's undispatched events (FOR UPDATE SKIP LOCKED), the sweep and the pending-age gauge read every company's deliveries, and a lease or an outcome addresses one delivery by its id and lease token; every join is on the row's own tenant_id",
   'src/cli/demo.commands.ts': 'creates a company, its user, keys and token in the transaction it then seeds through TenantData.forTenant',

@@ -4,11 +4,11 @@ import type { Response } from 'express';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import type { ApiRequest } from '../auth/auth-context.js';
 import { AppConfig } from '../config/app-config.js';
+import { withCommitHook } from '../database/commit-hook.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { requestBodyHash } from './canonical-json.js';
-import { withClaim } from './idempotency-context.js';
 import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
 
@@ -93,7 +93,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async execute(claim: IdempotencyClaim, request: ApiRequest, response: Response, next: CallHandler, sealed: boolean): Promise<unknown> {
     let value: unknown;
     try {
-      value = await withClaim(claim, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
+      value = await withCommitHook(
+        (manager) => this.store.markCommitted(manager, claim),
+        () => lastValueFrom(next.handle(), { defaultValue: undefined }),
+      );
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
       const headers = { ...lowerCaseKeys(problem.headers), 'content-type': PROBLEM_CONTENT_TYPE };

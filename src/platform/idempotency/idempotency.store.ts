@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
 import { SecretsCipher } from '../crypto/secrets-cipher.js';
+import { DomainException } from '../errors/domain.exception.js';
 import { IDEMPOTENCY_RETENTION_HOURS, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
 
 /** What identifies a repeat: same company, API key, Idempotency-Key, method and path. */
@@ -52,7 +53,7 @@ interface ExistingRow {
  * Inserts a fresh claim, or takes over a row that has expired or whose in-progress claim is
  * stale (same body, older than STALE_CLAIM_SECONDS). One statement, so under concurrency exactly
  * one request gets a row back; the others see the row and are answered from it. A `committed`
- * claim is never taken over: its change is done (markClaimCommitted).
+ * claim is never taken over: its change is done (markCommitted).
  */
 const CLAIM_SQL = `
   INSERT INTO idempotency_keys AS k (tenant_id, api_key_id, key, method, path, request_hash, state, lock_token, expires_at)
@@ -127,6 +128,23 @@ export class IdempotencyStore {
       };
     }
     return { kind: 'conflict', error: 'IdempotencyInProgress' };
+  }
+
+  /**
+   * Marks the claim `committed` inside the transaction of the request's change (the interceptor's
+   * commit hook), so the change and the mark commit together: if the process dies before the
+   * answer is stored, a repeat learns that the request ran (409 replay_unavailable) instead of
+   * taking the claim over and running it a second time. A claim taken over meanwhile (its holder
+   * ran past the stale limit) no longer matches its lock token: the transaction is rolled back,
+   * so the two holders never both commit.
+   */
+  async markCommitted(manager: EntityManager, claim: IdempotencyClaim): Promise<void> {
+    const [, marked]: [unknown[], number] = await manager.query(
+      `UPDATE idempotency_keys SET state = 'committed', updated_at = clock_timestamp()
+        WHERE id = $1 AND lock_token = $2 AND state IN ('in_progress', 'committed')`,
+      [claim.id, claim.lockToken],
+    );
+    if (marked === 0) throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
   }
 
   /**

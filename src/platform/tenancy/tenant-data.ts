@@ -1,5 +1,5 @@
 import { hotQuery } from '../database/hot-query.js';
-import { markClaimCommitted } from '../idempotency/idempotency-context.js';
+import { runCommitHook } from '../database/commit-hook.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type {
@@ -59,14 +59,14 @@ export class TenantData {
   }
 
   /**
-   * One transaction, every statement of `work` bound to the company. Inside an idempotent
-   * request, the request's claim is marked in it (markClaimCommitted).
+   * One transaction, every statement of `work` bound to the company. The running request's
+   * commit hook, if any, runs in it last (an idempotent request's claim: IdempotencyStore.markCommitted).
    */
   transaction<T>(tenantId: string, work: (scope: TenantScope) => Promise<T>): Promise<T> {
     requireTenant(tenantId);
     return this.dataSource.transaction(async (manager) => {
       const result = await work(new TenantScope(tenantId, manager));
-      await markClaimCommitted(manager);
+      await runCommitHook(manager);
       return result;
     });
   }
