@@ -176,6 +176,24 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(called.body).toMatchObject({ field: `arguments.${argument}`, code: 'invalid_character' });
     });
 
+    it('refuses a body that is not UTF-8, never reading a bad byte as U+FFFD: parse error on /mcp, 422 on /tools/call', async () => {
+      const latin1 = (text: string) => Buffer.from(text, 'latin1');
+      const onMcp = await fetch(`${mcp.base}/mcp`, {
+        method: 'POST',
+        headers: { ...credentials(demo.mcp_token, demo.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: latin1('{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"search_records","arguments":{"query":"Müller"}}}'),
+      });
+      expect(onMcp.status).toBe(400);
+      expect(await onMcp.json()).toMatchObject({ id: null, error: { code: -32700, message: 'Parse error: the body is not JSON in UTF-8.' } });
+      const called = await fetch(`${mcp.base}/tools/call`, {
+        method: 'POST',
+        headers: { ...credentials(demo.mcp_token, demo.tenant.slug), 'content-type': 'application/json' },
+        body: latin1('{"name":"search_records","arguments":{"query":"Müller"}}'),
+      });
+      expect(called.status).toBe(422);
+      expect(await called.json()).toMatchObject({ detail_key: 'errors.common.validation.malformed_json', detail: expect.stringMatching(/not valid UTF-8/) });
+    });
+
     it('refuses an unpaired surrogate in a search, naming the argument, on /mcp and /tools/call', async () => {
       const params = { name: 'search_records', arguments: { query: 'a\ud800' } };
       const onMcp = await rpc({ jsonrpc: '2.0', id: 5, method: 'tools/call', params });

@@ -13,7 +13,7 @@ import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../platform
 import { mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
 import { RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
-import { checkBody, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
+import { checkBody, checkUtf8, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
 import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
@@ -129,9 +129,10 @@ export class McpHttpService {
     const raw = await readBody(request);
     let body: unknown;
     try {
+      checkUtf8(raw);
       body = JSON.parse(raw.toString('utf8'));
     } catch {
-      return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: the body is not JSON.' } });
+      return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: the body is not JSON in UTF-8.' } });
     }
     const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
     const id = messages.length === 1 && messages[0] !== null && typeof messages[0] === 'object' ? (messages[0].id ?? null) : null;
@@ -248,9 +249,10 @@ async function readBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The request body as JSON: 413 beyond 1 MiB, 422 when it is not JSON. */
+/** The request body as JSON: 413 beyond 1 MiB, 422 when it is not JSON in UTF-8. */
 async function readJson(request: IncomingMessage): Promise<unknown> {
   const raw = await readBody(request);
+  checkUtf8(raw);
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch {

@@ -11,7 +11,7 @@ import { onRequestDone, requestLogLine } from '../logging/request-log.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../tracing/trace-id.js';
 import { allowedMethods } from './allowed-methods.js';
-import { checkBody, checkQuery, hasBody } from './request-checks.js';
+import { checkBody, checkQuery, checkUtf8, hasBody } from './request-checks.js';
 import { securityHeaders } from './security-headers.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
@@ -107,7 +107,15 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     next();
   });
   // strict: false lets any JSON value through, so routes answer "not an object" with their own key.
-  app.use(express.json({ limit: BODY_LIMIT, strict: false, type: JSON_TYPES }));
+  // verify sees the raw bytes: a body declared UTF-8 (or with no charset) must be UTF-8.
+  app.use(
+    express.json({
+      limit: BODY_LIMIT,
+      strict: false,
+      type: JSON_TYPES,
+      verify: (_request, _response, body, encoding) => encoding === 'utf-8' && checkUtf8(body),
+    }),
+  );
   app.use((request: Request, _response: Response, next: NextFunction) => {
     checkBody(request.body);
     next();

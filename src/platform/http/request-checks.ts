@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import { DomainException } from '../errors/domain.exception.js';
 
@@ -61,6 +62,14 @@ function checkText(text: string, path: string): void {
   const field = path === '' ? undefined : path;
   const code = found[0] === '\u0000' ? 'invalid_character' : 'unpaired_surrogate';
   throw new DomainException('InvalidInput', `${field ?? 'The body'} contains ${UNSTORABLE_CHARACTERS[code]}, which cannot be stored.`, { field, code });
+}
+
+/**
+ * Refuses a JSON body whose bytes are not UTF-8, the only encoding JSON is exchanged in (RFC 8259
+ * section 8.1): decoded anyway, each bad byte would become U+FFFD and be stored as if sent.
+ */
+export function checkUtf8(body: Buffer): void {
+  if (!isUtf8(body)) throw new DomainException('MalformedJson', 'The request body is not valid UTF-8; send JSON encoded as UTF-8.');
 }
 
 /**
