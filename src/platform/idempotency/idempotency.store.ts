@@ -1,9 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
 import { SecretsCipher } from '../crypto/secrets-cipher.js';
+import { hotQuery } from '../database/hot-query.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { IDEMPOTENCY_RETENTION_HOURS, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
 
@@ -75,6 +77,18 @@ const CLAIM_SQL = `
          AND k.locked_at <= clock_timestamp() - make_interval(secs => $9))
   RETURNING k.id`;
 
+/** Stores the answer (or that it is too large), where the claim is still this request's. */
+const FINISH_SQL = `
+  UPDATE idempotency_keys
+     SET state = $3, response_status = $4, response_headers = $5, response_body = $6, response_body_ciphertext = $8,
+         updated_at = clock_timestamp(), expires_at = clock_timestamp() + make_interval(hours => $7)
+   WHERE id = $1 AND lock_token = $2`;
+
+/** locked_at restarts: the stale limit then counts the wait for the answer from the commit. */
+const MARK_COMMITTED_SQL = `
+  UPDATE idempotency_keys SET state = 'committed', locked_at = clock_timestamp(), updated_at = clock_timestamp()
+   WHERE id = $1 AND lock_token = $2 AND state IN ('in_progress', 'committed')`;
+
 const CLEANUP_BATCH = 1000;
 
 /** The `idempotency_keys` table: claims, stored responses and their expiry. */
@@ -90,7 +104,7 @@ export class IdempotencyStore {
     // expired and was cleaned up); the next attempt then claims it.
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const lockToken = randomUUID();
-      const claimed: { id: string }[] = await this.dataSource.query(CLAIM_SQL, [
+      const claimed = await hotQuery<{ id: string }>(this.dataSource, 'idempotency-claim', CLAIM_SQL, [
         scope.tenantId,
         scope.apiKeyId,
         scope.key,
@@ -139,12 +153,11 @@ export class IdempotencyStore {
    * so the two holders never both commit.
    */
   async markCommitted(manager: EntityManager, claim: IdempotencyClaim): Promise<void> {
-    const [, marked]: [unknown[], number] = await manager.query(
-      `UPDATE idempotency_keys SET state = 'committed', updated_at = clock_timestamp()
-        WHERE id = $1 AND lock_token = $2 AND state IN ('in_progress', 'committed')`,
-      [claim.id, claim.lockToken],
-    );
-    if (marked === 0) throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
+    // A named prepared statement, as the claim and the answer are (hotQuery), on the transaction's
+    // own connection: the three run for every idempotent write (docs/benchmarks.md).
+    const connection = (await manager.queryRunner!.connect()) as PoolClient;
+    const { rowCount } = await connection.query({ name: 'idempotency-mark-committed', text: MARK_COMMITTED_SQL, values: [claim.id, claim.lockToken] });
+    if (rowCount === 0) throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
   }
 
   /**
@@ -188,21 +201,15 @@ export class IdempotencyStore {
     sealed = false,
   ): Promise<void> {
     const seal = sealed && body !== null;
-    await this.dataSource.query(
-      `UPDATE idempotency_keys
-          SET state = $3, response_status = $4, response_headers = $5, response_body = $6, response_body_ciphertext = $8,
-              updated_at = clock_timestamp(), expires_at = clock_timestamp() + make_interval(hours => $7)
-        WHERE id = $1 AND lock_token = $2`,
-      [
-        claim.id,
-        claim.lockToken,
-        state,
-        status,
-        headers === null ? null : JSON.stringify(headers),
-        seal ? null : body,
-        IDEMPOTENCY_RETENTION_HOURS,
-        seal ? this.cipher.seal(body) : null,
-      ],
-    );
+    await hotQuery(this.dataSource, 'idempotency-finish', FINISH_SQL, [
+      claim.id,
+      claim.lockToken,
+      state,
+      status,
+      headers === null ? null : JSON.stringify(headers),
+      seal ? null : body,
+      IDEMPOTENCY_RETENTION_HOURS,
+      seal ? this.cipher.seal(body) : null,
+    ]);
   }
 }
