@@ -307,6 +307,15 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await executions()).toBe(1);
   });
 
+  it('lets work its handler left running commit after the answer, without touching the stored answer', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_idempotency/background', key, {});
+    expect(first.status).toBe(201);
+    await waitFor(async () => (await executions()) === 2, 5000, 'the transaction the request left running');
+    expect(await rows()).toMatchObject([{ state: 'completed', response_status: 201 }]);
+    expect((await post('/v1/test_idempotency/background', key, {})).headers['idempotency-replayed']).toBe('true');
+  });
+
   describe('a process that stops between its commit and storing its answer', () => {
     // Storing this one key's answer fails, as if the process had died right after its commit.
     const key = `stops-after-commit-${randomUUID()}`;

@@ -128,6 +128,10 @@ class TestIdempotencyController {
         throw new DomainException(resourceErrors('invoices').notFound, 'No such invoice.');
       case 'crash':
         throw new Error('simulated failure with a secret detail');
+      case 'background':
+        // Work the request leaves running: it commits after the answer.
+        setTimeout(() => void this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.updated', data)).catch(() => undefined), 100);
+        return { id: event.id, outcome };
       default:
         return { id: event.id, outcome };
     }

@@ -92,10 +92,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   private async execute(claim: IdempotencyClaim, request: ApiRequest, response: Response, next: CallHandler, sealed: boolean): Promise<unknown> {
     let value: unknown;
+    // Work the handler left running (its async context carries the hook) must not touch the
+    // claim once the handler is done: its answer is then being stored.
+    let handling = true;
     try {
       value = await withCommitHook(
-        (manager) => this.store.markCommitted(manager, claim),
-        () => lastValueFrom(next.handle(), { defaultValue: undefined }),
+        (manager) => (handling ? this.store.markCommitted(manager, claim) : Promise.resolve()),
+        () => lastValueFrom(next.handle(), { defaultValue: undefined }).finally(() => (handling = false)),
       );
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
