@@ -1,20 +1,39 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
-import express from 'express';
+import express, { type Express } from 'express';
+import { createServer, type ServerOptions } from 'node:http';
 import type { AppConfig } from '../platform/config/app-config.js';
-import { answerClientErrors, configureHttpPipeline } from '../platform/http/http-pipeline.js';
+import { answerClientErrors, configureHttpPipeline, httpServerOptions } from '../platform/http/http-pipeline.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
 import { ApiModule } from './api.module.js';
 import { FEATURE_TAGS } from './features.js';
+
+/**
+ * Nest's express adapter with its HTTP server built with the request time limits
+ * (httpServerOptions), which Node reads only when a server is built. Nest's own version builds it
+ * with none; the other options it reads (HTTPS, the closing behaviours) this API does not pass.
+ */
+class ApiExpressAdapter extends ExpressAdapter {
+  constructor(
+    instance: Express,
+    private readonly serverOptions: ServerOptions,
+  ) {
+    super(instance);
+  }
+
+  override initHttpServer(): void {
+    this.httpServer = createServer(this.serverOptions, this.getInstance());
+  }
+}
 
 /** Builds the REST API application; `extraModules` lets tests mount test-only controllers. */
 export async function createApiApp(config: AppConfig, extraModules: Type[] = []): Promise<INestApplication> {
   // /V1/INVOICES is not /v1/invoices: one spelling per route, so idempotency keys and logs name
   // one path. Set before Nest touches the instance: express fixes it when it creates its router.
   const instance = express().set('case sensitive routing', true);
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config, extraModules), new ExpressAdapter(instance), {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config, extraModules), new ApiExpressAdapter(instance, httpServerOptions(config)), {
     bodyParser: false,
     bufferLogs: true,
   });

@@ -197,6 +197,16 @@ export class AppConfig {
   RATE_LIMIT_PER_SECOND = 100;
 
   /**
+   * How long a client may take to send one whole request, headers and body, on the REST and
+   * agent-tool ports; beyond it the request is answered 408 and its connection closed, so a
+   * client trickling bytes cannot hold a connection for Node's default five minutes.
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(100)
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  /**
    * Failed authentications a client address may make per minute, counted in Redis for all
    * processes; beyond it, 429 until the minute is over.
    */

@@ -1,8 +1,9 @@
 import type { INestApplication } from '@nestjs/common';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
-import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerOptions, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiRequest } from '../auth/auth-context.js';
+import type { ErrorName } from '../catalog/errors.js';
 import type { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../errors/problem.js';
@@ -20,8 +21,21 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Requests that Node's HTTP parser refuses (oversized headers, broken syntax) never reach
- * express; they are answered here, on the raw socket, as problems like every other error.
+ * The options a REST or agent-tool server is built with: a whole request, headers included, must
+ * arrive within HTTP_REQUEST_TIMEOUT_MS. Node checks the limits once per
+ * `connectionsCheckingInterval` (30 s by default), so a request is cut at most a second late.
+ */
+export function httpServerOptions(config: AppConfig): ServerOptions {
+  return { requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS, headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 };
+}
+
+/** What Node's HTTP server reports on a connection, as the problem answered on its socket. */
+const CLIENT_ERRORS: Record<string, ErrorName> = { HPE_HEADER_OVERFLOW: 'HeadersTooLarge', ERR_HTTP_REQUEST_TIMEOUT: 'RequestTimeout' };
+
+/**
+ * Requests that Node's HTTP server refuses (oversized headers, broken syntax, too slow to
+ * arrive) never reach express or the agent-tool front; they are answered here, on the raw
+ * socket, as problems like every other error.
  */
 export function answerClientErrors(server: Server, config: AppConfig): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -29,7 +43,7 @@ export function answerClientErrors(server: Server, config: AppConfig): void {
       socket.destroy();
       return;
     }
-    endWithProblem(socket, new DomainException(error.code === 'HPE_HEADER_OVERFLOW' ? 'HeadersTooLarge' : 'MalformedRequest'), config);
+    endWithProblem(socket, new DomainException(CLIENT_ERRORS[error.code ?? ''] ?? 'MalformedRequest'), config);
   });
   // Node hands CONNECT to this event instead of the request handler; without a listener the
   // socket is closed unanswered. This server is no proxy: the target names no resource here.

@@ -62,6 +62,7 @@ const problemResponse = (text: string) => ({ description: text, content: { [PROB
 const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   400: problemResponse(`The requested ${VERSION_HEADER} is not supported.`),
   410: problemResponse(`The requested ${VERSION_HEADER} has been sunset.`),
+  408: problemResponse(`The request, headers and body, did not arrive within HTTP_REQUEST_TIMEOUT_MS (30 s by default): \`${Errors.RequestTimeout.detailKey}\`; the connection is closed.`),
   431: problemResponse(`Request headers over the server's limit (16 KiB): \`${Errors.HeadersTooLarge.detailKey}\`.`),
   500: problemResponse(`Unexpected failure; the body carries no internal details. Quote the ${TRACE_HEADER} header.`),
 };
@@ -78,9 +79,9 @@ const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
 };
 
 /** Statuses answered before authentication: they carry no rate-limit or idempotency headers. */
-const BEFORE_AUTH = new Set(['400', '401', '405', '410', '413', '415', '431']);
+const BEFORE_AUTH = new Set(['400', '401', '405', '408', '410', '413', '415', '431']);
 /** Statuses answered before the API version is resolved: they carry no OH-Version. */
-const BEFORE_VERSION = new Set(['400', '410', '431']);
+const BEFORE_VERSION = new Set(['400', '408', '410', '431']);
 
 /**
  * Adds what the platform does for every operation but no controller declares: the OH-Version
@@ -111,7 +112,7 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
       const operation = item[method];
       if (!operation) continue;
       if (versioned) operation.parameters = [{ $ref: '#/components/parameters/OhVersion' }, ...(operation.parameters ?? [])];
-      const pipeline = versioned ? PIPELINE_RESPONSES : { 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
+      const pipeline = versioned ? PIPELINE_RESPONSES : { 408: PIPELINE_RESPONSES[408], 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
       const added = structuredClone({ ...pipeline, 405: METHOD_NOT_ALLOWED, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
       operation.responses = sortResponses({ ...added, ...operation.responses });
       if (operation.security?.length === 1 && Object.keys(operation.security[0]).length === 0) operation.security = [];

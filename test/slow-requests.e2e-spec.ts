@@ -1,0 +1,58 @@
+import { type AddressInfo, connect } from 'node:net';
+import { startApi, type TestApi } from './support/api.js';
+import { startMcp, type TestMcp } from './support/mcp.js';
+
+const LIMIT_MS = 500;
+
+/** Sends `text` and never the rest; answers what the server sends until it closes, and when. */
+function trickle(port: number, text: string): Promise<{ received: string; afterMs: number }> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(text));
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ received, afterMs: Date.now() - started }));
+  });
+}
+
+function expectTimeoutProblem({ received, afterMs }: { received: string; afterMs: number }): void {
+  const [head, body] = received.split('\r\n\r\n');
+  expect(head).toMatch(/^HTTP\/1\.1 408 /);
+  expect(head).toMatch(/\r\nContent-Type: application\/problem\+json/);
+  expect(head).toMatch(/\r\nx-trace-id: [0-9a-f]{32}/);
+  expect(head).toMatch(/\r\nConnection: close/);
+  expect(JSON.parse(body)).toMatchObject({ status: 408, detail_key: 'errors.common.request_timeout' });
+  // Cut at the limit, checked once a second: not at Node's default of five minutes.
+  expect(afterMs).toBeGreaterThanOrEqual(LIMIT_MS);
+  expect(afterMs).toBeLessThan(LIMIT_MS + 5000);
+}
+
+describe('requests that trickle in (e2e)', () => {
+  let api: TestApi;
+  let mcp: TestMcp;
+  const env = { HTTP_REQUEST_TIMEOUT_MS: String(LIMIT_MS) };
+
+  beforeAll(async () => {
+    [api, mcp] = await Promise.all([startApi({ env }), startMcp(env)]);
+  });
+  afterAll(() => Promise.all([api.close(), mcp.close()]));
+
+  const apiPort = () => (api.app.getHttpServer().address() as AddressInfo).port;
+
+  it('answers 408 request_timeout to headers that never end, and closes the connection', async () => {
+    expectTimeoutProblem(await trickle(apiPort(), 'GET /v1/invoices HTTP/1.1\r\nHost: api.test.local\r\nX-Slow: '));
+  });
+
+  it('answers 408 request_timeout to a body that never arrives whole, and keeps serving', async () => {
+    const text = 'POST /v1/invoices HTTP/1.1\r\nHost: api.test.local\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"customer';
+    expectTimeoutProblem(await trickle(apiPort(), text));
+    expect((await api.http.get('/v1/openapi.json')).status).toBe(200);
+  });
+
+  it('does the same on the agent-tool server', async () => {
+    const { port } = mcp.handle.server.address() as AddressInfo;
+    const text = 'POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n';
+    expectTimeoutProblem(await trickle(port, text));
+  });
+});
