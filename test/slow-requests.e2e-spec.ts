@@ -1,6 +1,7 @@
 import { type AddressInfo, connect } from 'node:net';
 import { startApi, type TestApi } from './support/api.js';
 import { startMcp, type TestMcp } from './support/mcp.js';
+import { waitFor } from './support/wait-for.js';
 
 const LIMIT_MS = 500;
 
@@ -48,6 +49,10 @@ describe('requests that trickle in (e2e)', () => {
     const text = 'POST /v1/invoices HTTP/1.1\r\nHost: api.test.local\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"customer';
     expectTimeoutProblem(await trickle(apiPort(), text));
     expect((await api.http.get('/v1/openapi.json')).status).toBe(200);
+    // Counted with the status its client received, not the one its body reader gave afterwards.
+    const counted = async () => (await api.http.get('/metrics')).text.match(/http_request_duration_seconds_count\{method="POST",route="unmatched",status="(\d+)"\} 1/)?.[1];
+    await waitFor(async () => (await counted()) !== undefined, 5000, 'the timed-out request in the metrics');
+    expect(await counted()).toBe('408');
   });
 
   it('does the same on the agent-tool server', async () => {

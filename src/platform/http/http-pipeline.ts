@@ -8,7 +8,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../errors/problem.js';
 import { type Logger, PINO_LOGGER } from '../logging/logging.module.js';
-import { onRequestDone, requestLogLine } from '../logging/request-log.js';
+import { markAnsweredOnSocket, onRequestDone, requestLogLine } from '../logging/request-log.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../tracing/trace-id.js';
 import { allowedMethods } from './allowed-methods.js';
@@ -43,7 +43,9 @@ export function answerClientErrors(server: Server, config: AppConfig): void {
       socket.destroy();
       return;
     }
-    endWithProblem(socket, new DomainException(CLIENT_ERRORS[error.code ?? ''] ?? 'MalformedRequest'), config);
+    const exception = new DomainException(CLIENT_ERRORS[error.code ?? ''] ?? 'MalformedRequest');
+    markAnsweredOnSocket(socket, exception.definition.status);
+    endWithProblem(socket, exception, config);
   });
   // Node hands CONNECT to this event instead of the request handler; without a listener the
   // socket is closed unanswered. This server is no proxy: the target names no resource here.

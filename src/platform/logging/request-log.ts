@@ -19,6 +19,18 @@ export function routePattern(request: Request): string | null {
   return typeof route?.path === 'string' ? `${request.baseUrl}${route.path}` : null;
 }
 
+/** The status a connection was answered with outside the request's own response (a 408 on the raw socket). */
+const ANSWERED_ON_SOCKET = Symbol('answered on the socket');
+
+/**
+ * Records that the socket was answered `status` directly (http-pipeline's answerClientErrors), so
+ * a request still being read on it is logged and counted with the status its client received,
+ * not with whatever its own response said after the socket was gone.
+ */
+export function markAnsweredOnSocket(socket: object, status: number): void {
+  (socket as { [ANSWERED_ON_SOCKET]?: number })[ANSWERED_ON_SOCKET] = status;
+}
+
 /**
  * Calls `record` once per request when its answer is sent or the client goes away, with the
  * method, route (`route`: express's matched pattern unless the server routes by itself), status
@@ -32,7 +44,7 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
       record(request, {
         method: request.method,
         route: route(request),
-        status: response.writableFinished ? response.statusCode : 499,
+        status: (request.socket as { [ANSWERED_ON_SOCKET]?: number })[ANSWERED_ON_SOCKET] ?? (response.writableFinished ? response.statusCode : 499),
         durationMs: performance.now() - started,
       }),
     );
