@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { captureLogs } from '../../../test/support/log-capture.js';
-import { onRequestDone, type RequestOutcome, requestLogLine, routePattern } from './request-log.js';
+import { markAnsweredOnSocket, onRequestDone, type RequestOutcome, requestLogLine, routePattern } from './request-log.js';
 
 const outcome = (status: number): RequestOutcome => ({ method: 'GET', route: '/v1/invoices/:id', status, durationMs: 12.345 });
 
@@ -35,9 +35,9 @@ describe('request log line', () => {
 });
 
 describe('onRequestDone', () => {
-  const run = (finished: boolean) => {
+  const run = (finished: boolean, socket: object = {}) => {
     const response = Object.assign(new EventEmitter(), { statusCode: 201, writableFinished: finished });
-    const request = { method: 'POST', baseUrl: '', route: { path: '/v1/invoices' } };
+    const request = { method: 'POST', baseUrl: '', route: { path: '/v1/invoices' }, socket };
     const seen: RequestOutcome[] = [];
     let nextCalled = false;
     onRequestDone((_request, done) => seen.push(done))(request as never, response as never, () => (nextCalled = true));
@@ -57,6 +57,13 @@ describe('onRequestDone', () => {
 
   it('reports a request the client abandoned as 499', () => {
     expect(run(false)[0].status).toBe(499);
+  });
+
+  it('reports the status its socket was answered with directly, whatever its own response said', () => {
+    const socket = {};
+    markAnsweredOnSocket(socket, 408);
+    expect(run(true, socket)[0].status).toBe(408);
+    expect(run(false, socket)[0].status).toBe(408);
   });
 
   it('has no route pattern for a request no route matched', () => {
