@@ -17,7 +17,7 @@ const ALLOWED: Record<string, string> = {
   'src/platform/tenancy/tenants.service.ts': 'the companies themselves (the tenants table is the tenant, not tenant-owned) and creating their users',
   'src/platform/auth/api-keys.service.ts': 'authentication finds a key by its prefix before its company is known; keys are created for a company the admin names',
   'src/platform/auth/api-key-authenticator.service.ts': 'authentication finds a key by its prefix (a prepared statement) before its company is known',
-  'src/platform/database/hot-query.ts': 'runs a named prepared statement on the pool for TenantScope.hotQuery and key authentication',
+  'src/platform/database/hot-query.ts': 'runs a named prepared statement on the pool for TenantScope.hotQuery and key authentication, or on the connection of a transaction TypeORM runs',
   'src/finance/invoice-rows.ts': "maps a plain invoice row with the numeric column transformer's from(); it runs no query",
   'src/mcp/mcp-tokens.service.ts': 'authentication finds a tool token by its prefix before its company is known; tokens are created for a company the admin names',
   'src/platform/pagination/paginator.service.ts': 'reads and creates the cursor-signing key in platform_settings, which belongs to no company',

@@ -1,6 +1,7 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
-interface PgPool {
+/** A pg pool or one of its connections: both take a named statement. */
+interface PgQueryable {
   query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
@@ -11,6 +12,16 @@ interface PgPool {
  * own (autocommitted); writes that belong together go through TypeORM and its transactions.
  */
 export async function hotQuery<T>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
-  const pool = (dataSource.driver as unknown as { master: PgPool }).master;
+  const pool = (dataSource.driver as unknown as { master: PgQueryable }).master;
   return (await pool.query({ name, text, values })).rows as T[];
+}
+
+/**
+ * The same for a statement that belongs to a transaction TypeORM runs: on that transaction's
+ * connection, so it commits or rolls back with the rest.
+ */
+export async function hotQueryIn<T>(transaction: EntityManager, name: string, text: string, values: unknown[]): Promise<T[]> {
+  if (transaction.queryRunner === undefined) throw new Error(`hotQueryIn(${name}) runs inside a transaction only`);
+  const connection = (await transaction.queryRunner.connect()) as PgQueryable;
+  return (await connection.query({ name, text, values })).rows as T[];
 }

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import type { PoolClient } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
 import { SecretsCipher } from '../crypto/secrets-cipher.js';
-import { hotQuery } from '../database/hot-query.js';
+import { hotQuery, hotQueryIn } from '../database/hot-query.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { IDEMPOTENCY_RETENTION_HOURS, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
 
@@ -37,8 +36,8 @@ export type ClaimOutcome =
   | {
       kind: 'conflict';
       error: Extract<ErrorName, 'IdempotencyBodyMismatch' | 'IdempotencyInProgress' | 'IdempotencyReplayUnavailable'>;
-      /** Why a replay is unavailable: the answer was too large to keep, or its process stopped before storing it. */
-      reason?: 'too_large' | 'answer_lost';
+      /** Set when the request's change committed but its process stopped before storing the answer (not: too large to keep). */
+      reason?: 'answer_lost';
     };
 
 interface ExistingRow {
@@ -87,7 +86,8 @@ const FINISH_SQL = `
 /** locked_at restarts: the stale limit then counts the wait for the answer from the commit. */
 const MARK_COMMITTED_SQL = `
   UPDATE idempotency_keys SET state = 'committed', locked_at = clock_timestamp(), updated_at = clock_timestamp()
-   WHERE id = $1 AND lock_token = $2 AND state IN ('in_progress', 'committed')`;
+   WHERE id = $1 AND lock_token = $2 AND state IN ('in_progress', 'committed')
+  RETURNING id`;
 
 const CLEANUP_BATCH = 1000;
 
@@ -131,7 +131,7 @@ export class IdempotencyStore {
       if (row.state === 'committed') {
         return row.stale ? { kind: 'conflict', error: 'IdempotencyReplayUnavailable', reason: 'answer_lost' } : { kind: 'conflict', error: 'IdempotencyInProgress' };
       }
-      if (row.state === 'too_large') return { kind: 'conflict', error: 'IdempotencyReplayUnavailable', reason: 'too_large' };
+      if (row.state === 'too_large') return { kind: 'conflict', error: 'IdempotencyReplayUnavailable' };
       return {
         kind: 'replay',
         response: {
@@ -152,12 +152,10 @@ export class IdempotencyStore {
    * ran past the stale limit) no longer matches its lock token: the transaction is rolled back,
    * so the two holders never both commit.
    */
-  async markCommitted(manager: EntityManager, claim: IdempotencyClaim): Promise<void> {
-    // A named prepared statement, as the claim and the answer are (hotQuery), on the transaction's
-    // own connection: the three run for every idempotent write (docs/benchmarks.md).
-    const connection = (await manager.queryRunner!.connect()) as PoolClient;
-    const { rowCount } = await connection.query({ name: 'idempotency-mark-committed', text: MARK_COMMITTED_SQL, values: [claim.id, claim.lockToken] });
-    if (rowCount === 0) throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
+  async markCommitted(transaction: EntityManager, claim: IdempotencyClaim): Promise<void> {
+    // Prepared, as the claim and the answer are: the three run for every idempotent write (docs/benchmarks.md).
+    const marked = await hotQueryIn(transaction, 'idempotency-mark-committed', MARK_COMMITTED_SQL, [claim.id, claim.lockToken]);
+    if (marked.length === 0) throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
   }
 
   /**
