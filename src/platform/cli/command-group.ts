@@ -26,9 +26,9 @@ export function list(value: string): string[] {
 
 /** A whole number JavaScript holds exactly: `99999999999999999999` is refused, not rounded. */
 export function integer(value: string): number {
-  const number = Number(value.trim());
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(number)) throw new InvalidArgumentError(`not an integer: ${value}`);
-  return number;
+  const text = value.trim();
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new InvalidArgumentError(`not an integer: ${value}`);
+  return Number(text);
 }
 
 /** An id flag: UUID-shaped, so a typo is a clear message rather than a database error. */

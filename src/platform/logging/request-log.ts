@@ -21,6 +21,7 @@ export function routePattern(request: Request): string | null {
 
 /** The status a connection was answered with outside the request's own response (a 408 on the raw socket). */
 const ANSWERED_ON_SOCKET = Symbol('answered on the socket');
+type AnsweredSocket = { [ANSWERED_ON_SOCKET]?: number };
 
 /**
  * Records that the socket was answered `status` directly (http-pipeline's answerClientErrors), so
@@ -28,7 +29,7 @@ const ANSWERED_ON_SOCKET = Symbol('answered on the socket');
  * not with whatever its own response said after the socket was gone.
  */
 export function markAnsweredOnSocket(socket: object, status: number): void {
-  (socket as { [ANSWERED_ON_SOCKET]?: number })[ANSWERED_ON_SOCKET] = status;
+  (socket as AnsweredSocket)[ANSWERED_ON_SOCKET] = status;
 }
 
 /**
@@ -44,7 +45,7 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
       record(request, {
         method: request.method,
         route: route(request),
-        status: (request.socket as { [ANSWERED_ON_SOCKET]?: number })[ANSWERED_ON_SOCKET] ?? (response.writableFinished ? response.statusCode : 499),
+        status: (request.socket as AnsweredSocket)[ANSWERED_ON_SOCKET] ?? (response.writableFinished ? response.statusCode : 499),
         durationMs: performance.now() - started,
       }),
     );
