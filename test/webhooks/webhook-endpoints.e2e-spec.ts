@@ -177,7 +177,12 @@ describe('webhook endpoints (e2e)', () => {
       ]);
       expectProblem(await send('post', '/v1/webhook_endpoints', session.auth, [1]), 422, 'errors.integrations.webhooks.validation_failed', 'validation');
       const missing = await send('post', '/v1/webhook_endpoints', session.auth, {});
-      expect(missing.body.errors.map((error: Json) => error.path)).toEqual(['name', 'url', 'event_types']);
+      expect(missing.body.errors).toEqual([
+        { path: 'name', code: 'required', message: 'name is required' },
+        { path: 'url', code: 'required', message: 'url is required' },
+        { path: 'event_types', code: 'required', message: 'event_types is required' },
+      ]);
+      expect(missing.body.detail).toBe('name is required; url is required; event_types is required');
       expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(0);
     });
 

@@ -66,6 +66,13 @@ describe('validateBody', () => {
     expect(problem({ name: 'toolong' }).extras.errors).toEqual([{ path: 'name', code: 'too_long', message: 'name must be shorter than or equal to 3 characters' }]);
   });
 
+  it('reports a member the body leaves out as required, unless its check words its own answer', () => {
+    expect(problem({ items: [{}] }).extras.errors).toEqual([{ path: 'name', code: 'required', message: 'name is required' }]);
+    expect(problem({ name: 'ab', items: [{}] }).extras.errors).toEqual([{ path: 'items[0].n', code: 'required', message: 'items[0].n is required' }]);
+    expect(problem({ name: 'ab', items: [{ n: 1, label: 5 }] }).extras.errors).toEqual([{ path: 'items[0].label', code: 'invalid_type', message: 'items[0].label must be a string' }]);
+    expect(problem({ name: null }).extras.errors).toEqual([{ path: 'name', code: 'required', message: 'name should not be null or undefined' }]);
+  });
+
   it('treats __proto__ and constructor as unknown members, never as the prototype', () => {
     const body = JSON.parse('{"__proto__":{"polluted":1},"constructor":1,"toString":2,"name":"ab"}');
     expect(problem(body).extras.errors!.map((error) => error.path)).toEqual(['__proto__', 'constructor', 'toString']);

@@ -128,17 +128,25 @@ function declaredMembers(dto: Type<object>): string[] {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** One member's fault: its first failing constraint (class-validator runs them in declaration order). */
-function memberViolation(error: ValidationError, parent: string, value: unknown, fallback: ErrorName): { violation: Violation; deferred: boolean } | undefined {
+/**
+ * One member's fault: its first failing constraint (class-validator runs them in declaration
+ * order). A member the body leaves out is reported as `required` ("name is required", not "name
+ * must be a string"), unless the constraint words its own answer.
+ */
+function memberViolation(error: ValidationError, parent: string, present: boolean, value: unknown, fallback: ErrorName): { violation: Violation; deferred: boolean } | undefined {
   const [constraint, defaultMessage] = Object.entries(error.constraints ?? {})[0] ?? [];
   if (constraint === undefined) return undefined;
   const context = (error.contexts?.[constraint] ?? {}) as ConstraintContext;
   const member = memberPath(parent, error.property);
   const path = context.at === 'parent' ? parent : member;
+  const problem = context.problem ?? fallback;
+  if (!present && context.code === undefined && context.message === undefined) {
+    return { violation: { path, code: 'required', message: `${path} is required`, problem }, deferred: context.deferred === true };
+  }
   const message =
     context.message?.replace(/\$path/g, path).replace(/\$parent/g, parent).replace(/\$kind/g, describeJson(value)) ??
     defaultMessage.replace(new RegExp(`^${escapeRegExp(error.property)}\\b`), member);
-  return { violation: { path, code: context.code ?? CODES[constraint] ?? 'invalid', message, problem: context.problem ?? fallback }, deferred: context.deferred === true };
+  return { violation: { path, code: context.code ?? CODES[constraint] ?? 'invalid', message, problem }, deferred: context.deferred === true };
 }
 
 /**
@@ -165,9 +173,10 @@ function inspect<T extends object>(dto: Type<T>, body: Record<string, unknown>, 
   const errors = new Map(validateSync(instance, VALIDATOR_OPTIONS).map((error) => [error.property, error]));
   const deferred: Violation[] = [];
   for (const member of members) {
-    const value = Object.hasOwn(body, member) ? body[member] : undefined;
+    const present = Object.hasOwn(body, member);
+    const value = present ? body[member] : undefined;
     const error = errors.get(member);
-    const found = error && memberViolation(error, path, value, fallback);
+    const found = error && memberViolation(error, path, present, value, fallback);
     if (found) (found.deferred ? deferred : out).push(found.violation);
     const list = nested.get(member);
     if (!list || !Array.isArray(value)) continue;
