@@ -75,6 +75,7 @@ describe('WebhookUrlChecker', () => {
     ['hooks.example.com/path', 'not absolute'],
     ['', 'empty'],
     ['https://', 'no host'],
+    ['https://hooks.example.com:0/', 'port 0'],
     // numeric hosts in every notation
     ['https://93.184.216.34/', 'public dotted IPv4'],
     ['https://127.0.0.1/', 'loopback dotted'],

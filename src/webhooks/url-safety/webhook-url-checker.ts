@@ -83,6 +83,8 @@ export class WebhookUrlChecker {
     if (!schemes.includes(url.protocol)) refuse(`The URL must use ${schemes.map((scheme) => `${scheme}//`).join(' or ')}.`, 'url');
     if (url.username !== '' || url.password !== '') refuse('The URL must not carry credentials.', 'url');
     if (url.hostname === '') refuse('The URL has no host.', 'url');
+    // The URL parser takes port 0, which no receiver can listen on.
+    if (url.port === '0') refuse('The URL\'s port must be between 1 and 65535.', 'url');
     return url;
   }
 
