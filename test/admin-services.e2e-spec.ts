@@ -67,10 +67,10 @@ describe('admin services (e2e)', () => {
     expect(await failure(() => tenants.deactivate(randomUUID()))).toMatchObject({ detailKey: 'errors.common.tenant_not_found' });
     const tokens = app.get(McpTokensService);
     expect(await failure(() => tokens.revoke(randomUUID()))).toMatchObject({ detailKey: 'errors.admin.mcp_token_not_found' });
-    expect(await failure(() => tokens.create({ tenantId: randomUUID(), userId: randomUUID(), tools: ['*'] }))).toMatchObject({ detailKey: 'errors.common.tenant_not_found' });
+    expect(await failure(() => tokens.create({ tenantId: randomUUID(), userId: randomUUID(), tools: ['*'] }, []))).toMatchObject({ detailKey: 'errors.common.tenant_not_found' });
     const tenant = await tenants.create({ name: 'Tokens' });
-    expect(await failure(() => tokens.create({ tenantId: tenant.id, userId: randomUUID(), tools: ['*'] }))).toMatchObject({ detailKey: 'errors.admin.user_not_found' });
-    expect(await failure(() => tokens.create({ tenantId: tenant.id, userId: randomUUID(), tools: ['*', 'list_invoices'] }))).toMatchObject({
+    expect(await failure(() => tokens.create({ tenantId: tenant.id, userId: randomUUID(), tools: ['*'] }, []))).toMatchObject({ detailKey: 'errors.admin.user_not_found' });
+    expect(await failure(() => tokens.create({ tenantId: tenant.id, userId: randomUUID(), tools: ['*', 'list_invoices'] }, ['list_invoices']))).toMatchObject({
       detailKey: 'errors.common.validation.invalid_input',
       field: 'tools',
     });

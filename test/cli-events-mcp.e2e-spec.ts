@@ -97,9 +97,9 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
     });
 
     it('stores the named tools, once each', async () => {
-      const run = await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', 'invoices.list,vehicles.get,invoices.list');
+      const run = await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', 'list_invoices,get_vehicles,list_invoices,summarise_hr');
       expect(run.code).toBe(0);
-      expect((await db.query('SELECT tools FROM mcp_tokens WHERE id = $1', [run.json.id])).rows[0].tools).toEqual(['invoices.list', 'vehicles.get']);
+      expect((await db.query('SELECT tools FROM mcp_tokens WHERE id = $1', [run.json.id])).rows[0].tools).toEqual(['list_invoices', 'get_vehicles', 'summarise_hr']);
     });
 
     it('never issues the same token twice', async () => {
@@ -118,7 +118,9 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', stranger, '--tools', '*'), /not found in tenant/);
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', '*,invoices.list'), /cannot be combined/);
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', ''), /at least one tool/);
-      expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', 'List Invoices'), /invalid tool names/);
+      expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', 'List Invoices'), /unknown tools: List Invoices;/);
+      // A typo, and a compact tool (which a token does not grant: it stands for the resource tools).
+      expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', 'list_invoice,list_records'), /unknown tools: list_invoice, list_records; the tools are list_invoices, get_invoices, /);
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId), /--tools/);
       await runCli('tenant:deactivate', '--tenant', otherTenant);
       expectFailure(await runCli('mcp-token:create', '--tenant', otherTenant, '--user', stranger, '--tools', '*'), /not active/);

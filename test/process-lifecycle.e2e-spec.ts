@@ -63,7 +63,7 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       // The agent-tool server reads a body only after the token is accepted.
       const session = await createTenantSession(api.app, { scopes: [Scope.All] });
       await api.app.get(TenantsService).setPermissions(session.userId, ['hr.employees:read']);
-      const { token } = await api.app.get(McpTokensService).create({ tenantId: session.tenant.id, userId: session.userId, tools: ['*'] });
+      const { token } = await api.app.get(McpTokensService).create({ tenantId: session.tenant.id, userId: session.userId, tools: ['*'] }, []);
       const tools = await slowRequest(mcpPort, '/tools/call', JSON.stringify({ name: 'list_records', arguments: { resource: 'employees' } }), {
         Authorization: `Bearer ${token}`,
         'X-OH-Tenant': session.tenant.slug,

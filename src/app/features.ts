@@ -41,9 +41,12 @@ export function loadWorkerModules(): Promise<Type[]> {
   return Promise.all(FEATURES.flatMap((feature) => (feature.worker ? [feature.worker()] : [])));
 }
 
-/** The `summarise_<area>` answers, imported only by the mcp role. */
-export function loadAreaSummaries(): Promise<AreaSummary[]> {
-  return Promise.all(FEATURES.flatMap((feature) => (feature.summary ? [feature.summary()] : [])));
+/** The `summarise_<area>` answers, imported only by the mcp role and `mcp-token:create`. */
+export async function loadAreaSummaries(): Promise<AreaSummary[]> {
+  const summaries: AreaSummary[] = [];
+  // One at a time: jest's ESM loader fails two first imports of a module they share (zod) made at once.
+  for (const feature of FEATURES) if (feature.summary) summaries.push(await feature.summary());
+  return summaries;
 }
 
 /** The demo seeders in the order `seed:demo` runs them: FEATURES order, each after the features it names. */

@@ -5,6 +5,7 @@ import { InvalidArgumentError } from 'commander';
 import { DataSource } from 'typeorm';
 import { READ_RESOURCES } from '../app/features.js';
 import { McpTokensService } from '../mcp/mcp-tokens.service.js';
+import { grantableToolNames, TOOL_SOURCES, type ToolSources } from '../mcp/tools/tool-names.js';
 import { ApiKeysService } from '../platform/auth/api-keys.service.js';
 import { permissionForScope, Scope } from '../platform/catalog/scopes.js';
 import { TenantData } from '../platform/tenancy/tenant-data.js';
@@ -67,7 +68,7 @@ export async function seedDemoCompany(app: INestApplicationContext, count: numbe
     for (const resource of READ_RESOURCES) counts.push(`${resource.name} ${await data.repository(resource.entity).count({})}`);
     progress(`seed:demo: ${counts.join(', ')}; ${seconds(started)} in all`);
 
-    const { token } = await app.get(McpTokensService).create({ tenantId: tenant.id, userId: user.id, tools: ['*'] }, manager);
+    const { token } = await app.get(McpTokensService).create({ tenantId: tenant.id, userId: user.id, tools: ['*'] }, grantableToolNames(app.get<ToolSources>(TOOL_SOURCES)), manager);
     return {
       tenant: { id: tenant.id, slug: tenant.slug },
       keys: created as DemoCompany['keys'],

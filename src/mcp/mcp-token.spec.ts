@@ -23,12 +23,20 @@ describe('MCP tokens', () => {
 });
 
 describe('normaliseTools', () => {
+  const grantable = ['list_invoices', 'get_vehicles', 'summarise_finance'];
+
   it('keeps * alone and de-duplicates names', () => {
-    expect(normaliseTools(['*'])).toEqual(['*']);
-    expect(normaliseTools(['invoices.list', 'vehicles_get', 'invoices.list'])).toEqual(['invoices.list', 'vehicles_get']);
+    expect(normaliseTools(['*'], grantable)).toEqual(['*']);
+    expect(normaliseTools(['list_invoices', 'get_vehicles', 'list_invoices'], grantable)).toEqual(['list_invoices', 'get_vehicles']);
   });
 
-  it.each([[[]], [['*', 'invoices.list']], [['Invoices']], [['list invoices']], [['-x']]])('refuses %j', (tools) => {
-    expect(() => normaliseTools(tools)).toThrow();
+  it('refuses a name that is no tool, naming it and the tools there are', () => {
+    expect(() => normaliseTools(['list_invoice', 'get_vehicles', 'list_records'], grantable)).toThrow(
+      'unknown tools: list_invoice, list_records; the tools are list_invoices, get_vehicles, summarise_finance',
+    );
+  });
+
+  it.each([[[]], [['*', 'list_invoices']], [['Invoices']], [['list invoices']], [['-x']]])('refuses %j', (tools) => {
+    expect(() => normaliseTools(tools, grantable)).toThrow();
   });
 });

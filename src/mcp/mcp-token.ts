@@ -10,7 +10,6 @@ const TOKEN = /^oht_([a-z0-9]{12})_([A-Za-z0-9]{43})$/;
 
 /** `*` grants every tool; otherwise tool names as the tool server lists them. */
 export const ALL_TOOLS = '*';
-const TOOL_NAME = /^[a-z][a-z0-9_.-]{0,63}$/;
 
 export function generateMcpToken(): { token: string; prefix: string; secretHash: Buffer } {
   const { prefix, secret } = randomPrefixAndSecret();
@@ -22,16 +21,20 @@ export function parseMcpToken(token: string): { prefix: string; secret: string }
   return match ? { prefix: match[1], secret: match[2] } : null;
 }
 
-/** The tool list a token is issued for, de-duplicated; throws on a malformed list. */
-export function normaliseTools(tools: readonly string[]): string[] {
+/**
+ * The tool list a token is issued for, de-duplicated. Every name must be one of `grantable`
+ * (the tools the server has: `list_invoices`, `summarise_finance`, …), so a typo is refused
+ * when the token is made rather than leaving an agent with no tools.
+ */
+export function normaliseTools(tools: readonly string[], grantable: readonly string[]): string[] {
   const unique = [...new Set(tools)];
   if (unique.length === 0) throw invalidTools('at least one tool (or * for all) is required');
   if (unique.includes(ALL_TOOLS)) {
     if (unique.length > 1) throw invalidTools('* grants every tool and cannot be combined with tool names');
     return unique;
   }
-  const invalid = unique.filter((tool) => !TOOL_NAME.test(tool));
-  if (invalid.length > 0) throw invalidTools(`invalid tool names: ${invalid.join(',')}`);
+  const unknown = unique.filter((tool) => !grantable.includes(tool));
+  if (unknown.length > 0) throw invalidTools(`unknown tools: ${unknown.join(', ')}; the tools are ${grantable.join(', ')}`);
   return unique;
 }
 

@@ -55,9 +55,9 @@ interface AuthenticateRow {
 export class McpTokensService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Returns the token once; only its prefix and hash are kept. */
-  async create(input: CreateMcpTokenInput, manager: EntityManager = this.dataSource.manager): Promise<{ id: string; token: string }> {
-    const tools = normaliseTools(input.tools);
+  /** Returns the token once; only its prefix and hash are kept. `grantable`: the tools the server has (grantableToolNames). */
+  async create(input: CreateMcpTokenInput, grantable: readonly string[], manager: EntityManager = this.dataSource.manager): Promise<{ id: string; token: string }> {
+    const tools = normaliseTools(input.tools, grantable);
     const tenant = await manager.getRepository(Tenant).findOneBy({ id: input.tenantId });
     if (!tenant?.active) throw new DomainException('TenantNotFound', `Tenant ${input.tenantId} not found or not active`);
     const user = await manager.getRepository(User).findOneBy({ id: input.userId, tenantId: tenant.id });

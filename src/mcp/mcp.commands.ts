@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { McpTokensService } from './mcp-tokens.service.js';
+import { grantableToolNames, TOOL_SOURCES, type ToolSources } from './tools/tool-names.js';
 import { type CommandGroupDeps, list, uuid } from '../platform/cli/command-group.js';
 
 /** Agent-tool server tokens, which support issues on request (operations.md). */
@@ -11,8 +12,9 @@ export function mcpCommands(program: Command, { context, output }: CommandGroupD
     .requiredOption('--user <id>', 'the person the token acts for', uuid)
     .requiredOption('--tools <list>', 'comma-separated tool names, or * for every tool', list)
     .action(async (options: { tenant: string; user: string; tools: string[] }) => {
-      const tokens = (await context()).get(McpTokensService);
-      output(await tokens.create({ tenantId: options.tenant, userId: options.user, tools: options.tools }));
+      const app = await context();
+      const grantable = grantableToolNames(app.get<ToolSources>(TOOL_SOURCES));
+      output(await app.get(McpTokensService).create({ tenantId: options.tenant, userId: options.user, tools: options.tools }, grantable));
     });
 
   program

@@ -8,13 +8,8 @@ import { DomainException } from '../../platform/errors/domain.exception.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
 import { itemSchema } from './item-schema.js';
 import { countWithinBudget, leanItem, withoutNulls } from './lean.js';
+import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES, type ToolSources } from './tool-names.js';
 
-/** The registry the tools are derived from, supplied by the composition (src/app). */
-export const TOOL_SOURCES = Symbol('TOOL_SOURCES');
-export interface ToolSources {
-  readonly resources: readonly ReadResource<any, any>[];
-  readonly summaries: readonly AreaSummary[];
-}
 
 /** Items per page when a call names no `limit`, and the most a call may ask for. */
 export const DEFAULT_TOOL_LIMIT = 10;
@@ -143,7 +138,7 @@ export class ToolCatalog {
    * cover nothing. Built per request: the enums are the caller's.
    */
   compactTools(usable: (tool: AgentTool) => boolean): AgentTool[] {
-    const readable = (verb: string) => this.resources.filter((resource) => usable(this.byName.get(`${verb}_${resource.name}`)!));
+    const readable = (verb: ResourceToolVerb) => this.resources.filter((resource) => usable(this.byName.get(resourceToolName(verb, resource.name))!));
     const tools: AgentTool[] = [];
     const listable = readable('list');
     if (listable.length > 0) tools.push(this.listRecords(listable));
@@ -153,7 +148,7 @@ export class ToolCatalog {
     if (searchable.length > 0) tools.push(this.searchRecords(searchable));
     const recent = readable('recent');
     if (recent.length > 0) tools.push(this.recentChanges(recent));
-    const areas = this.summaries.filter((summary) => usable(this.byName.get(`summarise_${summary.area}`)!));
+    const areas = this.summaries.filter((summary) => usable(this.byName.get(summaryToolName(summary.area))!));
     if (areas.length > 0) tools.push(this.summarise(areas));
     return tools;
   }
@@ -166,15 +161,15 @@ export class ToolCatalog {
     return [
       {
         ...common,
-        name: `list_${resource.name}`,
+        name: resourceToolName('list', resource.name),
         title: `List ${plural}`,
         description: `Lists the company's ${plural}, newest first. ${resource.description}`,
         input: z.object({ limit, cursor, fields }).strict(),
-        run: (tenantId, args) => this.page(resource, `list_${resource.name}`, args, (page) => this.reader.list(resource, tenantId, page), tenantId),
+        run: (tenantId, args) => this.page(resource, resourceToolName('list', resource.name), args, (page) => this.reader.list(resource, tenantId, page), tenantId),
       },
       {
         ...common,
-        name: `get_${resource.name}`,
+        name: resourceToolName('get', resource.name),
         title: `Get ${resource.article} ${resource.singular}`,
         description: `Gets one ${resource.singular} by its id, nested records included. ${resource.description}`,
         input: z.object({ id: z.guid().describe(`The ${resource.singular}'s id.`), fields }).strict(),
@@ -183,28 +178,28 @@ export class ToolCatalog {
       },
       {
         ...common,
-        name: `search_${resource.name}`,
+        name: resourceToolName('search', resource.name),
         title: `Search ${plural}`,
         description: `Finds ${plural} whose ${searched} contain every word of the query (case-insensitive), newest first.`,
         input: z.object({ query: z.string().trim().min(1).max(200).describe(`Words to look for in ${searched}.`), limit, cursor, fields }).strict(),
         run: (tenantId, args) =>
-          this.page(resource, `search_${resource.name}`, args, (page) => this.reader.search(resource, tenantId, args.query as string, page), tenantId),
+          this.page(resource, resourceToolName('search', resource.name), args, (page) => this.reader.search(resource, tenantId, args.query as string, page), tenantId),
       },
       {
         ...common,
-        name: `recent_${resource.name}`,
+        name: resourceToolName('recent', resource.name),
         title: `Recent ${resource.singular} changes`,
         description: `Lists ${plural} created or changed since a time, most recently changed first.`,
         input: z.object({ since, limit, cursor, fields }).strict(),
         run: (tenantId, args) =>
-          this.page(resource, `recent_${resource.name}`, args, (page) => this.reader.recent(resource, tenantId, sinceOf(args), page), tenantId),
+          this.page(resource, resourceToolName('recent', resource.name), args, (page) => this.reader.recent(resource, tenantId, sinceOf(args), page), tenantId),
       },
     ];
   }
 
   private summaryTool(summary: AreaSummary): AgentTool {
     return {
-      name: `summarise_${summary.area}`,
+      name: summaryToolName(summary.area),
       title: summary.title,
       description: summary.description,
       input: z.object({}).strict(),
@@ -223,7 +218,7 @@ export class ToolCatalog {
       description: 'Lists one kind of record, newest first, 10 at a time (follow next_cursor). Use search_records to find records by text, get_record for one by id.',
       input: z.object({ resource: resourceEnum(resources), limit, cursor, fields }).strict(),
       output: pageOf(anyRecord),
-      run: (tenantId, args) => this.byName.get(`list_${args.resource as string}`)!.run(tenantId, args),
+      run: (tenantId, args) => this.byName.get(resourceToolName('list', args.resource as string))!.run(tenantId, args),
     };
   }
 
@@ -235,7 +230,7 @@ export class ToolCatalog {
       description: "Gets one record by its id (from another result, or another record's *_id member), nested records included.",
       input: z.object({ resource: resourceEnum(resources), id: z.guid().describe("The record's id."), fields }).strict(),
       output: anyRecord,
-      run: (tenantId, args) => this.byName.get(`get_${args.resource as string}`)!.run(tenantId, args),
+      run: (tenantId, args) => this.byName.get(resourceToolName('get', args.resource as string))!.run(tenantId, args),
     };
   }
 
@@ -289,7 +284,7 @@ export class ToolCatalog {
       output: z.looseObject({}),
       scopes: [...new Set(areas.flatMap((summary) => summary.scopes))],
       area: areas[0].area,
-      run: (tenantId, args) => this.byName.get(`summarise_${args.area as string}`)!.run(tenantId, args),
+      run: (tenantId, args) => this.byName.get(summaryToolName(args.area as string))!.run(tenantId, args),
     };
   }
 
@@ -358,7 +353,7 @@ export class ToolCatalog {
       (items as Record<string, unknown>[]).map((item) => ({ resource: resource.name, ...item }));
     if (chosen.length === 1) {
       const [resource] = chosen;
-      const page = await this.byName.get(`${verb}_${resource.name}`)!.run(tenantId, args);
+      const page = await this.byName.get(resourceToolName(verb, resource.name))!.run(tenantId, args);
       return { ...page, data: tag(resource, page.data) };
     }
     if (args.cursor !== undefined) {
@@ -378,7 +373,7 @@ export class ToolCatalog {
     const pages = await Promise.all(
       chosen.map(async (resource) => ({
         resource,
-        page: await this.byName.get(`${verb}_${resource.name}`)!.run(tenantId, { ...args, limit, fields: fieldsFor(resource) }),
+        page: await this.byName.get(resourceToolName(verb, resource.name))!.run(tenantId, { ...args, limit, fields: fieldsFor(resource) }),
       })),
     );
     const hits = pages.flatMap(({ resource, page }) =>

@@ -1,0 +1,24 @@
+import type { AreaSummary, ReadResource } from '../../platform/resources/read-resource.js';
+
+/** The registry the tools are derived from, supplied by the composition (src/app; src/cli for the names a token may grant). */
+export const TOOL_SOURCES = Symbol('TOOL_SOURCES');
+export interface ToolSources {
+  // `any`: each resource has its own entity and DTO types; the declarations themselves are typed.
+  readonly resources: readonly ReadResource<any, any>[];
+  readonly summaries: readonly AreaSummary[];
+}
+
+/** The verbs of a resource's own tools, in the order they are listed. */
+export const RESOURCE_TOOL_VERBS = ['list', 'get', 'search', 'recent'] as const;
+export type ResourceToolVerb = (typeof RESOURCE_TOOL_VERBS)[number];
+
+export const resourceToolName = (verb: ResourceToolVerb, resource: string): string => `${verb}_${resource}`;
+export const summaryToolName = (area: string): string => `summarise_${area}`;
+
+/** The tools a token may grant (`mcp-token:create --tools`), in catalogue order: each resource's, then each area's summary. */
+export function grantableToolNames(sources: ToolSources): string[] {
+  return [
+    ...sources.resources.flatMap((resource) => RESOURCE_TOOL_VERBS.map((verb) => resourceToolName(verb, resource.name))),
+    ...sources.summaries.map((summary) => summaryToolName(summary.area)),
+  ];
+}
