@@ -176,6 +176,14 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await rows()).toEqual([]);
   });
 
+  it('answers 422 invalid_key to two Idempotency-Key headers (which Node would join into one key "a, b"), without running', async () => {
+    const res = await api.http.post('/v1/test_events').set('Authorization', session.auth).set('Idempotency-Key', ['a', 'b']).send({});
+    expectProblem(res, 422, 'errors.platform.idempotency.invalid_key', 'validation');
+    expect(res.body.detail).toBe('Send exactly one Idempotency-Key header.');
+    expect(await executions()).toBe(0);
+    expect(await rows()).toEqual([]);
+  });
+
   it('accepts a key of exactly 255 printable characters', async () => {
     const key = `${'~ '.repeat(127)}!`;
     expect(key).toHaveLength(255);

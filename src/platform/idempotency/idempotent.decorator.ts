@@ -26,7 +26,7 @@ export function Idempotent(options: { sealResponse?: boolean } = {}): MethodDeco
         'API key with the same key, method and path is not run again: the first status and body are returned with ' +
         '`Idempotency-Replayed: true`. Answers with status 200-499 are kept, except 422 ' +
         `\`${Errors.InvalidReference.detailKey}\` and \`${Errors.InvalidInput.detailKey}\`; a 5xx is never kept. Request bodies ` +
-        'are compared as JSON, member order ignored. An empty, longer or non-printable key gives 422 ' +
+        'are compared as JSON, member order ignored. An empty, longer or non-printable key, or two of these headers, gives 422 ' +
         `\`${Errors.IdempotencyKeyInvalid.detailKey}\`.`,
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
     }),
