@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
-import { TOOL_SOURCES, type ToolSources } from '../mcp/tools/tool-names.js';
+import { TOOL_SOURCES, type ToolSources } from '../mcp/tool-names.js';
 import { FEATURE_MODULES, loadAreaSummaries, READ_RESOURCES, RESOURCE_DTOS } from '../app/features.js';
 
 /**

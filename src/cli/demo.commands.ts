@@ -5,7 +5,7 @@ import { InvalidArgumentError } from 'commander';
 import { DataSource } from 'typeorm';
 import { READ_RESOURCES } from '../app/features.js';
 import { McpTokensService } from '../mcp/mcp-tokens.service.js';
-import { grantableToolNames, TOOL_SOURCES, type ToolSources } from '../mcp/tools/tool-names.js';
+import { grantableToolNames, TOOL_SOURCES, type ToolSources } from '../mcp/tool-names.js';
 import { ApiKeysService } from '../platform/auth/api-keys.service.js';
 import { permissionForScope, Scope } from '../platform/catalog/scopes.js';
 import { TenantData } from '../platform/tenancy/tenant-data.js';

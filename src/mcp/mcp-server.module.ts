@@ -5,7 +5,7 @@ import { McpHttpService } from './mcp-http.service.js';
 import { McpModule } from './mcp.module.js';
 import { ToolServer } from './tool-server.js';
 import { ToolCatalog } from './tools/tool-catalog.js';
-import { TOOL_SOURCES, type ToolSources } from './tools/tool-names.js';
+import { TOOL_SOURCES, type ToolSources } from './tool-names.js';
 
 /** The agent-tool server: tools derived from the resource registry the composition passes in. */
 @Module({})

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { McpTokensService } from './mcp-tokens.service.js';
-import { grantableToolNames, TOOL_SOURCES, type ToolSources } from './tools/tool-names.js';
+import { grantableToolNames, TOOL_SOURCES, type ToolSources } from './tool-names.js';
 import { type CommandGroupDeps, list, uuid } from '../platform/cli/command-group.js';
 
 /** Agent-tool server tokens, which support issues on request (operations.md). */

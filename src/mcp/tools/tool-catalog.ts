@@ -8,7 +8,7 @@ import { DomainException } from '../../platform/errors/domain.exception.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
 import { itemSchema } from './item-schema.js';
 import { countWithinBudget, leanItem, withoutNulls } from './lean.js';
-import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES, type ToolSources } from './tool-names.js';
+import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES, type ToolSources } from '../tool-names.js';
 
 
 /** Items per page when a call names no `limit`, and the most a call may ask for. */

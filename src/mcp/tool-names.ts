@@ -1,4 +1,4 @@
-import type { AreaSummary, ReadResource } from '../../platform/resources/read-resource.js';
+import type { AreaSummary, ReadResource } from '../platform/resources/read-resource.js';
 
 /** The registry the tools are derived from, supplied by the composition (src/app; src/cli for the names a token may grant). */
 export const TOOL_SOURCES = Symbol('TOOL_SOURCES');
