@@ -443,6 +443,20 @@ describe('agent-tool server (e2e)', () => {
       expect(Number(viaMcp.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       const other = await personWithToken('fin.invoices:read', '*');
       expect((await shortcut(limited.base, '/tools/list', credentials(other.token, a.tenant.slug))).status).toBe(200);
+
+      // A JSON-RPC batch (2025-03-26) counts each of its messages: two pings use up a token's two requests, and a batch of three runs none.
+      const batch = (token: string, size: number) =>
+        fetch(`${limited.base}/mcp`, {
+          method: 'POST',
+          headers: { ...credentials(token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+          body: JSON.stringify(Array.from({ length: size }, (_, n) => ({ jsonrpc: '2.0', id: n + 1, method: 'ping' }))),
+        });
+      const third = await personWithToken('fin.invoices:read', '*');
+      expect((await batch(third.token, 2)).status).toBe(200);
+      expect((await shortcut(limited.base, '/tools/list', credentials(third.token, a.tenant.slug))).status).toBe(429);
+      const overBudget = await batch((await personWithToken('fin.invoices:read', '*')).token, 3);
+      expect(overBudget.status).toBe(429);
+      expect(await overBudget.json()).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
     } finally {
       await limited.close();
     }

@@ -136,6 +136,9 @@ export class McpHttpService {
     }
     const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
     const id = messages.length === 1 && messages[0] !== null && typeof messages[0] === 'object' ? (messages[0].id ?? null) : null;
+    // A batch (2025-03-26) is as many requests as it holds messages: one was counted already, the others are counted before any runs.
+    const more = messages.filter((message) => typeof message?.method === 'string').length - 1;
+    if (more > 0) await this.countRequest(caller, response, more);
     try {
       checkBody(body);
       const selection = this.selection(request);
@@ -178,8 +181,8 @@ export class McpHttpService {
     if (!result.ok) throw new DomainException('McpOriginNotAllowed', `${result.message} Allowed: localhost and MCP_ALLOWED_ORIGINS.`);
   }
 
-  private async countRequest(caller: McpCaller, response: ServerResponse): Promise<void> {
-    const decision = await this.rateLimiter.consume([this.window], caller.tokenId);
+  private async countRequest(caller: McpCaller, response: ServerResponse, requests = 1): Promise<void> {
+    const decision = await this.rateLimiter.consume([this.window], caller.tokenId, requests);
     response.setHeader('RateLimit-Policy', rateLimitPolicyHeader([this.window]));
     response.setHeader('RateLimit', rateLimitHeader(decision.states));
     if (!decision.allowed) {

@@ -24,10 +24,10 @@ export class ClockedWindow {
     private readonly clock: Clock,
   ) {}
 
-  async consume(key: string): Promise<RateLimiterRes> {
+  async consume(key: string, points = 1): Promise<RateLimiterRes> {
     const { index, resetMs } = this.position();
     try {
-      const counted = await this.counter.consume(`${key}:${index}`);
+      const counted = await this.counter.consume(`${key}:${index}`, points);
       return new RateLimiterRes(counted.remainingPoints, resetMs, counted.consumedPoints, counted.isFirstInDuration);
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) throw new RateLimiterRes(rejection.remainingPoints, resetMs, rejection.consumedPoints, false);

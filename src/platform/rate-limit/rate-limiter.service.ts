@@ -63,14 +63,15 @@ export class RateLimiterService implements OnApplicationShutdown {
   }
 
   /**
-   * Counts one request of `key` against each window in turn and stops at the first that
-   * refuses it, so a refused request does not use up the later (longer) windows.
+   * Counts `points` requests of `key` (one, or each message of a JSON-RPC batch) against each
+   * window in turn and stops at the first that refuses them, so a refused request does not use
+   * up the later (longer) windows.
    */
-  async consume(windows: readonly RateLimitWindow[], key: string): Promise<RateLimitDecision> {
+  async consume(windows: readonly RateLimitWindow[], key: string, points = 1): Promise<RateLimitDecision> {
     const states: WindowState[] = [];
     for (const window of windows) {
       try {
-        const result = await this.limiter(window).consume(key);
+        const result = await this.limiter(window).consume(key, points);
         states.push({ window, remaining: result.remainingPoints, resetMs: result.msBeforeNext });
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
