@@ -1,4 +1,5 @@
 import { type AddressInfo, connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
@@ -109,6 +110,16 @@ describe('request pipeline and errors (e2e)', () => {
         'errors.common.unsupported_media_type',
         'bad-request',
       );
+    });
+
+    it('reads a gzip body, and answers 422 invalid_input saying why to one that is not gzip', async () => {
+      const headers = { Authorization: session.auth, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' };
+      const gzipped = await rawRequest(api.app, 'POST', '/v1/test_events', headers, gzipSync('{"name":"zipped"}'));
+      expect(gzipped.status).toBe(201);
+      const res = await rawRequest(api.app, 'POST', '/v1/test_events', headers, '{"name":"plain"}');
+      const body = JSON.parse(res.body.toString());
+      expectProblem({ ...res, headers: res.headers as Record<string, string>, body }, 422, 'errors.common.validation.invalid_input', 'validation');
+      expect(body.detail).toBe('The request body could not be decompressed: it is not valid data in the Content-Encoding it names (gzip, deflate or br).');
     });
 
     it('accepts a body of 1 MB and answers 413 to a larger one', async () => {

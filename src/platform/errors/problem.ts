@@ -37,6 +37,8 @@ interface ExpressError {
   status?: number;
   statusCode?: number;
   expose?: boolean;
+  /** zlib's, when a body is not in the Content-Encoding it names (`Z_DATA_ERROR`, …). */
+  code?: string;
 }
 
 /**
@@ -77,11 +79,18 @@ export function toProblem(exception: unknown, errorsBaseUrl: string): Problem {
     if (status === HttpStatus.UNSUPPORTED_MEDIA_TYPE) {
       return { body: build(Errors.UnsupportedMediaType, errorsBaseUrl, 'The body charset or content encoding is not supported; send UTF-8 JSON.'), headers: {} };
     }
-    return { body: build(Errors.InvalidInput, errorsBaseUrl, 'The request could not be read.'), headers: {} };
+    return { body: build(Errors.InvalidInput, errorsBaseUrl, unreadableBody(parserError)), headers: {} };
   }
   return {
     body: build(Errors.Internal, errorsBaseUrl, 'An unexpected error occurred. Quote the x-trace-id header when reporting it.'),
     headers: {},
     cause: exception,
   };
+}
+
+/** Why body-parser could not read a body, in words a client can act on. */
+function unreadableBody(error: ExpressError): string {
+  if (error.code?.startsWith('Z_')) return 'The request body could not be decompressed: it is not valid data in the Content-Encoding it names (gzip, deflate or br).';
+  if (error.type === 'request.size.invalid') return 'The request body is not as long as its Content-Length says.';
+  return 'The request could not be read.';
 }
