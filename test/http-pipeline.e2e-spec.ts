@@ -112,7 +112,7 @@ describe('request pipeline and errors (e2e)', () => {
       );
     });
 
-    it('reads a gzip body, and answers 422 invalid_input saying why to one that is not gzip', async () => {
+    it('reads a gzip body, answers 422 invalid_input saying why to one that is not gzip, and 413 to one that inflates past 1 MB', async () => {
       const headers = { Authorization: session.auth, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' };
       const gzipped = await rawRequest(api.app, 'POST', '/v1/test_events', headers, gzipSync('{"name":"zipped"}'));
       expect(gzipped.status).toBe(201);
@@ -120,6 +120,12 @@ describe('request pipeline and errors (e2e)', () => {
       const body = JSON.parse(res.body.toString());
       expectProblem({ ...res, headers: res.headers as Record<string, string>, body }, 422, 'errors.common.validation.invalid_input', 'validation');
       expect(body.detail).toBe('The request body could not be decompressed: it is not valid data in the Content-Encoding it names (gzip, deflate or br).');
+      // The size limit counts what the body inflates to: 50 MB of JSON in 50 kB of gzip is 413.
+      const bomb = gzipSync(JSON.stringify({ pad: '0'.repeat(50_000_000) }));
+      expect(bomb.length).toBeLessThan(100_000);
+      const inflated = await rawRequest(api.app, 'POST', '/v1/test_events', headers, bomb);
+      expect(inflated.status).toBe(413);
+      expect(JSON.parse(inflated.body.toString()).detail_key).toBe('errors.common.payload_too_large');
     });
 
     it('accepts a body of 1 MB and answers 413 to a larger one', async () => {
