@@ -17,6 +17,17 @@ describe('node dist/main.js (e2e)', () => {
     expect(started.stdout()).toBe('');
   });
 
+  it('exits 1 naming DATABASE_URL and the server, never its password, when PostgreSQL cannot be reached', async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.username = 'someone';
+    url.password = 'hunter2-secret';
+    url.port = '1';
+    const started = spawnMain({ DATABASE_URL: url.toString() });
+    expect(await started.exit).toBe(1);
+    expect(started.stderr()).toContain(`start failed: cannot connect to PostgreSQL at ${url.hostname}:1 (DATABASE_URL): connect ECONNREFUSED`);
+    expect(started.stderr() + started.stdout()).not.toContain('hunter2-secret');
+  });
+
   it('creates a missing database, applies every migration, and serves the API role on PORT', async () => {
     const url = new URL(process.env.DATABASE_URL!);
     url.pathname = `${url.pathname}_fresh`;

@@ -16,11 +16,20 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
+/** Where `url` points, without its credentials: for messages. */
+function describeServer(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '5432'}`;
+}
+
 /** Creates the database of `url` when it does not exist yet (operations.md). */
 export async function ensureDatabase(url: string): Promise<void> {
   const name = databaseName(url);
   const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
-  await admin.connect();
+  // The first thing every process and CLI run does: a refused connection names what to check, not only the socket error.
+  await admin.connect().catch((error: Error) => {
+    throw new Error(`cannot connect to PostgreSQL at ${describeServer(url)} (DATABASE_URL): ${error.message}`);
+  });
   try {
     const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (rowCount === 0) {
