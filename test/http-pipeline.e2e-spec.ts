@@ -82,6 +82,9 @@ describe('request pipeline and errors (e2e)', () => {
     it('answers 431 request_headers_too_large as a problem', async () => {
       const res = await raw(`GET /v1/test_events HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20000)}\r\n\r\n`);
       expectProblem(res, 431, 'errors.common.request_headers_too_large', 'bad-request');
+      const longUrl = await raw(`GET /v1/test_events?pad=${'a'.repeat(20000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      expectProblem(longUrl, 431, 'errors.common.request_headers_too_large', 'bad-request');
+      expect(longUrl.body.detail).toBe('The request line and headers together exceed 16 KiB; a long query string counts.');
     });
 
     it('answers 400 malformed_request as a problem', async () => {

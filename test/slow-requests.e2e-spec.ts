@@ -23,7 +23,7 @@ function expectTimeoutProblem({ received, afterMs }: { received: string; afterMs
   expect(head).toMatch(/\r\nContent-Type: application\/problem\+json/);
   expect(head).toMatch(/\r\nx-trace-id: [0-9a-f]{32}/);
   expect(head).toMatch(/\r\nConnection: close/);
-  expect(JSON.parse(body)).toMatchObject({ status: 408, detail_key: 'errors.common.request_timeout' });
+  expect(JSON.parse(body)).toMatchObject({ status: 408, detail_key: 'errors.common.request_timeout', detail: `The request did not arrive whole within ${LIMIT_MS / 1000} s.` });
   // Cut at the limit, checked once a second: not at Node's default of five minutes.
   expect(afterMs).toBeGreaterThanOrEqual(LIMIT_MS);
   expect(afterMs).toBeLessThan(LIMIT_MS + 5000);

@@ -30,7 +30,12 @@ export function httpServerOptions(config: AppConfig): ServerOptions {
 }
 
 /** What Node's HTTP server reports on a connection, as the problem answered on its socket. */
-const CLIENT_ERRORS: Record<string, ErrorName> = { HPE_HEADER_OVERFLOW: 'HeadersTooLarge', ERR_HTTP_REQUEST_TIMEOUT: 'RequestTimeout' };
+function clientError(code: string | undefined, config: AppConfig): [ErrorName, string] {
+  // Node counts the request line with the headers: an overlong URL lands here too.
+  if (code === 'HPE_HEADER_OVERFLOW') return ['HeadersTooLarge', 'The request line and headers together exceed 16 KiB; a long query string counts.'];
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return ['RequestTimeout', `The request did not arrive whole within ${config.HTTP_REQUEST_TIMEOUT_MS / 1000} s.`];
+  return ['MalformedRequest', 'The request is not valid HTTP/1.1.'];
+}
 
 /**
  * Requests that Node's HTTP server refuses (oversized headers, broken syntax, too slow to
@@ -43,7 +48,8 @@ export function answerClientErrors(server: Server, config: AppConfig): void {
       socket.destroy();
       return;
     }
-    const exception = new DomainException(CLIENT_ERRORS[error.code ?? ''] ?? 'MalformedRequest');
+    const [name, detail] = clientError(error.code, config);
+    const exception = new DomainException(name, detail);
     markAnsweredOnSocket(socket, exception.definition.status);
     endWithProblem(socket, exception, config);
   });
