@@ -84,7 +84,7 @@ describe('delivery gate (Redis)', () => {
     const failures = five.slice(0, 4);
     expect((await release(a, failures, 'down', T0 + 10)).changes).toEqual([]);
     expect((await release(a, [five[4]], 'down', T0 + 20)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
-    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 1020) });
+    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 1020), heldUntil: null });
     expect(await a.openCircuits()).toBeGreaterThanOrEqual(1);
 
     // Open: nothing is granted, to either worker, until the cool-down is over.
@@ -101,7 +101,7 @@ describe('delivery gate (Redis)', () => {
 
     // The probe fails: open again, cool-down doubled; opened_at stays the start of the outage.
     expect((await release(b, probe.grants, 'down', T0 + 1100)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
-    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 3100) });
+    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 3100), heldUntil: null });
     expect((await a.take(10, T0 + 3000)).grants).toEqual([]);
 
     const second = await a.take(10, T0 + 3100);
@@ -109,7 +109,7 @@ describe('delivery gate (Redis)', () => {
     expect(second.grants[0].probe).toBe(true);
     // The probe succeeds: closed, and the backlog drains at the cap.
     expect((await release(a, second.grants, 'up', T0 + 3200)).changes).toEqual([{ endpointId: endpoint, state: 'closed' }]);
-    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null });
+    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
     const drained = await b.take(10, T0 + 3300);
     expect(drained.grants).toHaveLength(5);
     expect(drained.grants.every((grant) => !grant.probe)).toBe(true);
@@ -164,6 +164,11 @@ describe('delivery gate (Redis)', () => {
     const [first] = (await a.take(1, T0)).grants;
     await offer(a, other, 5);
     await release(a, [first], 'up', T0 + 10, T0 + 2000);
+    // The endpoint record shows the hold while it is ahead (circuit.held_until), the circuit itself closed.
+    const shown = await b.circuits([held, other], T0 + 1999);
+    expect(shown.get(held)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: new Date(T0 + 2000) });
+    expect(shown.get(other)!.heldUntil).toBeNull();
+    expect((await b.circuits([held], T0 + 2000)).get(held)!.heldUntil).toBeNull();
     const during = await b.take(100, T0 + 1999);
     expect(during.grants.every((grant) => grant.endpointId === other)).toBe(true);
     expect(during.grants.length).toBeGreaterThan(0);

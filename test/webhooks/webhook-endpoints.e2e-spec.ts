@@ -72,7 +72,7 @@ describe('webhook endpoints (e2e)', () => {
         api_key_id: session.keyId,
         previous_secret_expires_at: null,
         status_changed_at: expect.any(String),
-        circuit: { state: 'closed', opened_at: null, next_probe_at: null },
+        circuit: { state: 'closed', opened_at: null, next_probe_at: null, held_until: null },
         created_at: expect.any(String),
         updated_at: expect.any(String),
         secret: expect.stringMatching(SECRET),

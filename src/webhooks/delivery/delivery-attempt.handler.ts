@@ -169,7 +169,12 @@ export class DeliveryAttemptHandler {
       if (record.responseStatus === 410) return { status: 'failed', errorClass: 'gone', retryInMs: null };
     }
     const retryAfter = 'responseStatus' in record ? retryAfterMs(record.responseStatus, record.retryAfter, now) : undefined;
-    const wait = retryDelayMs(attempt, this.config.WEBHOOK_RETRY_SCHEDULE_MS, Math.random, retryAfter);
+    const wait = retryDelayMs(
+      attempt,
+      this.config.WEBHOOK_RETRY_SCHEDULE_MS,
+      Math.random,
+      retryAfter === undefined ? undefined : { ms: retryAfter, longestHoldMs: this.config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS },
+    );
     return wait === null ? { status: 'dead', errorClass: null, retryInMs: null } : { status: 'pending', errorClass: null, retryInMs: wait };
   }
 

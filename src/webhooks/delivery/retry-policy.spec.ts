@@ -26,10 +26,14 @@ describe('retryDelayMs', () => {
     );
   });
 
-  it('honours Retry-After within [wait, 2 × wait]', () => {
-    expect(retryDelayMs(2, schedule, () => 0.5, 3000)).toBe(3000);
-    expect(retryDelayMs(2, schedule, () => 0.5, 500)).toBe(2000);
-    expect(retryDelayMs(2, schedule, () => 0.5, 60_000)).toBe(4000);
+  it('waits for a Retry-After, up to the longest hold or twice the scheduled wait, never less than the schedule', () => {
+    const hold = (ms: number, longestHoldMs = 600_000) => retryDelayMs(2, schedule, () => 0.5, { ms, longestHoldMs });
+    expect(hold(3000)).toBe(3000);
+    expect(hold(500)).toBe(2000);
+    expect(hold(60_000)).toBe(60_000);
+    expect(hold(3_600_000)).toBe(600_000);
+    expect(hold(60_000, 1)).toBe(4000);
+    expect(hold(3000, 1)).toBe(3000);
   });
 });
 

@@ -6,16 +6,23 @@ const JITTER = 0.2;
 
 /**
  * The wait before the next attempt after attempt `attempt` (1-based) failed, or `null` when it
- * was the last. The wait is the schedule's entry ± 20 %; a `Retry-After` the receiver sent with
- * a 429 or 503 is honoured but kept within [wait, 2 × wait], so a receiver can slow retries
- * down, not stop them or hurry them.
+ * was the last. The wait is the schedule's entry ± 20 %, so retries of many deliveries spread
+ * out. A `Retry-After` the receiver sent with a 429 or 503 lengthens it to that time, up to
+ * `longestHoldMs` (WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS, the longest its endpoint is held back too) or
+ * twice the scheduled wait, whichever is longer: a receiver can slow retries down, not stop them,
+ * and never hurry them.
  */
-export function retryDelayMs(attempt: number, schedule: readonly number[], random: () => number = Math.random, retryAfterMs?: number): number | null {
+export function retryDelayMs(
+  attempt: number,
+  schedule: readonly number[],
+  random: () => number = Math.random,
+  retryAfter?: { ms: number; longestHoldMs: number },
+): number | null {
   if (attempt >= MAX_ATTEMPTS) return null;
   const base = schedule[Math.min(attempt, schedule.length) - 1];
   const wait = Math.round(base * (1 - JITTER + 2 * JITTER * random()));
-  if (retryAfterMs === undefined) return wait;
-  return Math.min(Math.max(retryAfterMs, wait), 2 * wait);
+  if (retryAfter === undefined) return wait;
+  return Math.max(wait, Math.min(retryAfter.ms, Math.max(retryAfter.longestHoldMs, 2 * wait)));
 }
 
 /**

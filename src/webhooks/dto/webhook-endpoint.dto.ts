@@ -26,6 +26,17 @@ export class WebhookCircuitDto {
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When the next probe may be sent; null while closed.' })
   next_probe_at: string | null;
+
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    example: null,
+    description:
+      'Until when the receiver asked for no more requests (`Retry-After` on a 429 or 503, at most WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS, 10 minutes by default): the endpoint\'s ' +
+      'deliveries wait, spending no attempts, until then. null when no such request is in force.',
+  })
+  held_until: string | null;
 }
 
 /** A webhook endpoint as the API shows it (spec section 2). The signing secret is never part of it. */
@@ -117,7 +128,12 @@ export function toWebhookEndpointDto(endpoint: WebhookEndpoint, circuit: Circuit
     api_key_id: endpoint.apiKeyId,
     previous_secret_expires_at: endpoint.previousSecretExpiresAt?.toISOString() ?? null,
     status_changed_at: endpoint.statusChangedAt.toISOString(),
-    circuit: circuit && { state: circuit.state, opened_at: circuit.openedAt?.toISOString() ?? null, next_probe_at: circuit.nextProbeAt?.toISOString() ?? null },
+    circuit: circuit && {
+      state: circuit.state,
+      opened_at: circuit.openedAt?.toISOString() ?? null,
+      next_probe_at: circuit.nextProbeAt?.toISOString() ?? null,
+      held_until: circuit.heldUntil?.toISOString() ?? null,
+    },
     created_at: endpoint.createdAt.toISOString(),
     updated_at: endpoint.updatedAt.toISOString(),
   };

@@ -25,6 +25,8 @@ export interface Circuit {
   state: CircuitState;
   openedAt: Date | null;
   nextProbeAt: Date | null;
+  /** Until when a receiver's Retry-After holds the endpoint back, if that is still ahead. */
+  heldUntil: Date | null;
 }
 
 export interface SlotRelease {
@@ -132,17 +134,18 @@ export class DeliveryGate implements OnApplicationShutdown {
   }
 
   /** The circuits of these endpoints; one never opened (or whose state Redis lost) is closed. */
-  async circuits(endpointIds: readonly string[]): Promise<Map<string, Circuit>> {
+  async circuits(endpointIds: readonly string[], now = Date.now()): Promise<Map<string, Circuit>> {
     const pipeline = this.redis.pipeline();
-    for (const id of endpointIds) pipeline.hmget(`${this.prefix}:ep:${id}`, 'state', 'opened_at', 'next_probe_at');
+    for (const id of endpointIds) pipeline.hmget(`${this.prefix}:ep:${id}`, 'state', 'opened_at', 'next_probe_at', 'hold_until');
     const answers = endpointIds.length === 0 ? [] : ((await pipeline.exec()) ?? []);
     return new Map<string, Circuit>(
       endpointIds.map((id, n): [string, Circuit] => {
         const [error, fields] = answers[n] as [Error | null, (string | null)[]];
         if (error) throw error;
-        const [state, openedAt, nextProbeAt] = fields;
-        if (state === null) return [id, { state: 'closed', openedAt: null, nextProbeAt: null }];
-        return [id, { state: state as CircuitState, openedAt: new Date(Number(openedAt)), nextProbeAt: new Date(Number(nextProbeAt)) }];
+        const [state, openedAt, nextProbeAt, holdUntil] = fields;
+        const heldUntil = holdUntil !== null && Number(holdUntil) > now ? new Date(Number(holdUntil)) : null;
+        if (state === null) return [id, { state: 'closed', openedAt: null, nextProbeAt: null, heldUntil }];
+        return [id, { state: state as CircuitState, openedAt: new Date(Number(openedAt)), nextProbeAt: new Date(Number(nextProbeAt)), heldUntil }];
       }),
     );
   }
