@@ -169,12 +169,12 @@ export class WebhookEndpointsController {
     description:
       'Sets `disabled` with `disabled_reason` `user_deleted` and frees its quota place. The record stays listed and readable but can ' +
       'never be changed or revived: pause, resume, rotate_secret, PATCH and DELETE then answer 404. A repeat with the same ' +
-      '`Idempotency-Key` replays the first 200.',
+      '`Idempotency-Key` replays the first 200. No body.',
   })
   @ApiOkResponse({ type: WebhookEndpointDto, description: 'The endpoint as deleted.' })
   @NOT_FOUND
-  @ApiProblem(422, `${detailKey('InvalidInput')}: the id is not a UUID.`)
-  async remove(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string): Promise<WebhookEndpointDto> {
+  @ApiProblem(422, `${detailKey('InvalidInput')} (id not a UUID); ${detailKey('WebhookUnknownField')} (a body member).`)
+  async remove(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(NoBodyDto) _body: NoBodyDto): Promise<WebhookEndpointDto> {
     return this.presentOne(await this.endpoints.remove(auth, id));
   }
 

@@ -183,6 +183,21 @@ describe('deliveries API and replays (e2e)', () => {
     expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`)).body).toEqual({ enqueued: 1 });
   });
 
+  it('refuses a body on replay_failed, replay and retry (since is a query parameter), and checks a malformed delivery id first', async () => {
+    const { endpoint, rows } = await endpointWithFailures('/no-body', 1);
+    const base = `/v1/webhook_endpoints/${endpoint.id}/deliveries`;
+    const since = new Date(Date.now() - 3600_000).toISOString();
+    for (const path of [`${base}/replay_failed`, `${base}/${rows[0].id}/replay`, `${base}/${rows[0].id}/retry`]) {
+      const answer = await post(path).send({ since });
+      expect(answer.status).toBe(422);
+      expect(answer.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.unknown_field', field: 'since' });
+    }
+    expect(await deliveriesOf(api.app, endpoint.id)).toHaveLength(1);
+    const badId = await post(`${base}/not-a-uuid/replay`).send({ since });
+    expect(badId.status).toBe(422);
+    expect(badId.body).toMatchObject({ detail_key: 'errors.common.validation.invalid_input', field: 'delivery_id' });
+  });
+
   it('replay_failed skips personal-data deliveries of an ungranted endpoint', async () => {
     const { endpoint } = await endpointWithFailures('/bulk-pii', 2, { eventTypes: ['hr.employee.created'], piiEnabled: true });
     await db.query(`UPDATE webhook_endpoints SET pii_enabled = false WHERE id = $1`, [endpoint.id]);

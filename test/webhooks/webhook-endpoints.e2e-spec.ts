@@ -163,7 +163,11 @@ describe('webhook endpoints (e2e)', () => {
         field: 'status',
       });
       expectProblem(await send('post', `/v1/webhook_endpoints/${endpoint.id}/pause`, session.auth, { now: true }), 422, 'errors.integrations.webhooks.unknown_field', 'validation');
+      expectProblem(await send('delete', `/v1/webhook_endpoints/${endpoint.id}`, session.auth, { reason: 'x' }), 422, 'errors.integrations.webhooks.unknown_field', 'validation', {
+        field: 'reason',
+      });
       expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(1);
+      expect(await row(endpoint.id)).toMatchObject({ status: 'active' });
     });
 
     it('answers 422 validation_failed with every other fault in errors[]', async () => {

@@ -239,13 +239,12 @@ export function validateBody<T extends object>(dto: Type<T>, body: unknown, cont
 
 /**
  * The request body, validated as `dto` (a `@ValidatedBody()` class) through `validateBody`. A
- * malformed path id is answered first, by the id's UuidPipe, as the documented check order
- * says: the body is then not judged at all.
+ * malformed path id (every path parameter is one) is answered first, by its UuidPipe, as the
+ * documented check order says: the body is then not judged at all.
  */
 export const ValidBody = createParamDecorator((dto: Type<object>, context: ExecutionContext): object | undefined => {
   const request = context.switchToHttp().getRequest<Request>();
-  const id = request.params?.id;
-  if (id !== undefined && !isUuid(id)) return undefined;
+  if (Object.values(request.params ?? {}).some((value) => !isUuid(value))) return undefined;
   return validateBody(dto, request.body);
 });
 

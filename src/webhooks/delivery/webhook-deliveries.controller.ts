@@ -9,9 +9,11 @@ import { ApiPaginatedResponse } from '../../platform/pagination/api-page.decorat
 import { type PageRequest, PageParams } from '../../platform/pagination/page.js';
 import { RateLimit } from '../../platform/rate-limit/rate-limit.decorator.js';
 import { UuidPipe } from '../../platform/validation/uuid.pipe.js';
+import { ValidBody } from '../../platform/validation/validated-body.js';
 import { ApiProblem, detailKey } from '../../platform/api-docs/api-problem-responses.decorator.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import { eventTypesParam, sinceParam, singleParam } from '../event-filters.js';
+import { NoBodyDto } from '../dto/webhook-endpoint-input.dto.js';
 import { DeliveryAction } from './delivery-action.decorator.js';
 import { ReplayFailedResultDto, WebhookDeliveryDetailDto, WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './webhook-delivery.entity.js';
@@ -95,11 +97,12 @@ export class WebhookDeliveriesController {
       'Queues a new pending delivery for every failed or dead delivery created since `since`, oldest first, at most 1,000 per call. ' +
       'Replays, deliveries already replayed, and personal-data deliveries when the endpoint is not enabled for personal data are skipped. ' +
       'Replays go to the current URL, signed with the current secret. Limited to 5 calls per minute and 30 per hour per key. ' +
-      '409 `endpoint_not_active` when the endpoint is paused, disabled or deleted.',
+      '409 `endpoint_not_active` when the endpoint is paused, disabled or deleted. `since` is a query parameter: there is no body, and a ' +
+      'body member is 422 `unknown_field`.',
   })
   @ApiAcceptedResponse({ type: ReplayFailedResultDto })
   @ApiProblemResponses(404, 422)
-  replayFailed(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Query('since') since: unknown) {
+  replayFailed(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Query('since') since: unknown, @ValidBody(NoBodyDto) _body: NoBodyDto) {
     return this.deliveries.replayFailed(auth, id, since);
   }
 
@@ -121,8 +124,8 @@ export class WebhookDeliveriesController {
     `${detailKey('WebhookDeliveryNotPending')} (code \`delivery_not_pending\`, \`delivery_status\`): it has finished, replay it instead; ` +
       `${detailKey('WebhookEndpointNotActive')}: the endpoint is paused, disabled or deleted; or an idempotency conflict.`,
   )
-  @ApiProblem(422, `${detailKey('InvalidInput')}: an id is not a UUID.`)
-  retry(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string) {
+  @ApiProblem(422, `${detailKey('InvalidInput')} (an id not a UUID); ${detailKey('WebhookUnknownField')} (a body member: there is no body).`)
+  retry(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string, @ValidBody(NoBodyDto) _body: NoBodyDto) {
     return this.deliveries.retry(auth, id, deliveryId);
   }
 
@@ -136,11 +139,11 @@ export class WebhookDeliveriesController {
       'Queues a new pending delivery of the same event (same envelope id and body) to the endpoint\'s current URL, with a fresh ' +
       'signature and timestamp; `replayed_from` names the original. Any finished delivery (delivered, failed, dead) can be replayed; ' +
       'a pending one gives 409 `delivery_pending`. 409 `endpoint_not_active` when the endpoint is paused, disabled or deleted; ' +
-      '403 `pii_not_granted` for a personal-data delivery when the endpoint is not enabled for personal data. 60 per minute per key.',
+      '403 `pii_not_granted` for a personal-data delivery when the endpoint is not enabled for personal data. 60 per minute per key. No body.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
   @ApiProblemResponses(404, 422)
-  replay(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string) {
+  replay(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string, @ValidBody(NoBodyDto) _body: NoBodyDto) {
     return this.deliveries.replay(auth, id, deliveryId);
   }
 }

@@ -98,6 +98,6 @@ export class UpdateWebhookEndpointDto {
   pinned_version?: string | null;
 }
 
-/** pause, resume and rotate_secret take no body; any member is 422 `unknown_field`. */
+/** The routes of an endpoint and its deliveries that take no body (DELETE, pause, resume, rotate_secret, retry, replay, replay_failed): any member is 422 `unknown_field`. */
 @ValidatedBody({ ...WEBHOOK_BODY_RULES, optional: true })
 export class NoBodyDto {}
