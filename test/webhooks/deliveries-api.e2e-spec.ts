@@ -138,10 +138,18 @@ describe('deliveries API and replays (e2e)', () => {
     await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [paused.endpoint.id]);
     const notActive = await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/${paused.rows[0].id}/replay`);
     expect(notActive.status).toBe(409);
-    expect(notActive.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.endpoint_not_active', code: 'endpoint_not_active' });
+    expect(notActive.body).toMatchObject({
+      detail_key: 'errors.integrations.webhooks.endpoint_not_active',
+      code: 'endpoint_not_active',
+      detail: 'The endpoint is paused; resume it first: only an active endpoint receives deliveries.',
+    });
     const bulkNotActive = await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/replay_failed`);
     expect(bulkNotActive.status).toBe(409);
     expect(bulkNotActive.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.endpoint_not_active', code: 'endpoint_not_active' });
+    expect((await api.http.delete(`/v1/webhook_endpoints/${paused.endpoint.id}`).set('Authorization', session.auth)).status).toBe(200);
+    const deleted = await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/${paused.rows[0].id}/replay`);
+    expect(deleted.status).toBe(409);
+    expect(deleted.body.detail).toBe('The endpoint is disabled; it was deleted and cannot receive deliveries.');
 
     const personal = await endpointWithFailures('/replay-pii', 1, { eventTypes: ['hr.employee.created'], piiEnabled: true });
     await db.query(`UPDATE webhook_endpoints SET pii_enabled = false WHERE id = $1`, [personal.endpoint.id]);

@@ -12,7 +12,7 @@ import { DomainException } from '../../platform/errors/domain.exception.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
 import { Paginator } from '../../platform/pagination/paginator.service.js';
 import { TenantData, type TenantScope } from '../../platform/tenancy/tenant-data.js';
-import type { WebhookEndpoint } from '../webhook-endpoint.entity.js';
+import { isDeleted, type WebhookEndpoint } from '../webhook-endpoint.entity.js';
 import { WebhookEndpointsService } from '../webhook-endpoints.service.js';
 import { toAttemptDto, toDeliveryDto, type WebhookDeliveryDetailDto, type WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { type DeliveryStatus, WebhookDelivery, WebhookDeliveryAttempt } from './webhook-delivery.entity.js';
@@ -219,10 +219,11 @@ function defaultTestType(eventTypes: readonly string[]): string {
   return eventTypes[0] === ALL_EVENTS ? 'fin.invoice.created' : eventTypes[0];
 }
 
-/** Replays need an endpoint that receives events now: active (not paused, disabled or deleted). */
+/** Replays, retries and test events need an endpoint that receives events now: active (not paused, disabled or deleted). */
 function assertCanReceive(endpoint: WebhookEndpoint): void {
   if (endpoint.status !== 'active') {
-    throw new DomainException('WebhookEndpointNotActive', `The endpoint is ${endpoint.status}; resume it before replaying.`, { endpoint_status: endpoint.status });
+    const remedy = isDeleted(endpoint) ? 'it was deleted and cannot receive deliveries' : 'resume it first: only an active endpoint receives deliveries';
+    throw new DomainException('WebhookEndpointNotActive', `The endpoint is ${endpoint.status}; ${remedy}.`, { endpoint_status: endpoint.status });
   }
 }
 
