@@ -188,6 +188,9 @@ describe('Idempotency-Key (e2e)', () => {
     });
     expect(await executions()).toBe(0);
     expect(await rows()).toEqual([]);
+    // The same text in one header is one key.
+    expect((await post('/v1/test_events', 'a, b', {})).status).toBe(201);
+    expect((await post('/v1/test_events', 'a, b', {})).headers['idempotency-replayed']).toBe('true');
   });
 
   it('accepts a key of exactly 255 printable characters', async () => {

@@ -56,7 +56,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   private async handle(request: ApiRequest, response: Response, key: string | string[], next: CallHandler, sealed: boolean): Promise<unknown> {
     // Node joins repeated headers into one value ("a, b"), itself a valid key: two keys are ambiguous, so neither is used.
-    if (request.headersDistinct[IDEMPOTENCY_KEY_HEADER.toLowerCase()]!.length > 1) {
+    // (Only a value with ", " can be two; headersDistinct builds every header's list, so it is read only then.)
+    if (typeof key === 'string' && key.includes(', ') && request.headersDistinct[IDEMPOTENCY_KEY_HEADER.toLowerCase()]!.length > 1) {
       throw new DomainException('IdempotencyKeyInvalid', 'Send exactly one Idempotency-Key header.', { field: IDEMPOTENCY_KEY_HEADER });
     }
     if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
