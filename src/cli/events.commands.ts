@@ -2,11 +2,15 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { type EventData, isEventType } from '../platform/catalog/event-types.js';
 import { EventPublisher } from '../platform/events/event-publisher.service.js';
+import { checkBody } from '../platform/http/request-checks.js';
 import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { type CommandGroupDeps, uuid } from '../platform/cli/command-group.js';
 
-/** Event data is a JSON object, like every resource representation events carry. */
+/**
+ * Event data is a JSON object, like every resource representation events carry, that the
+ * outbox can store: the REST API's body checks (depth, U+0000, unpaired surrogates) apply.
+ */
 function jsonObject(value: string): Record<string, unknown> {
   let data: unknown;
   try {
@@ -15,6 +19,11 @@ function jsonObject(value: string): Record<string, unknown> {
     throw new InvalidArgumentError('not JSON');
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new InvalidArgumentError('not a JSON object');
+  try {
+    checkBody(data);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
   return data as Record<string, unknown>;
 }
 
