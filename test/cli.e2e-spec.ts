@@ -177,6 +177,17 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
       fails(['key:revoke', '--key', 'oh_live_x'], /not an id: oh_live_x/),
       fails(['user:create', '--tenant', id, '--email', 'not-an-address'], /not an e-mail address: not-an-address/),
     ]);
+    // Nor is an unknown company or person, another company's person, or an address taken in any case.
+    const stranger = (await db.query(`INSERT INTO users (tenant_id, email) VALUES ($1, 'stranger@beta.example') RETURNING id`, [beta.id]))[0].id as string;
+    await ok('user:create', '--tenant', id, '--email', 'Taken@acme.example');
+    await Promise.all([
+      fails(['key:create', '--tenant', missing, '--scopes', 'int:fin.invoices:read'], /Tenant 00000000-0000-4000-8000-000000000000 not found/),
+      fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--user', missing], /User 00000000-0000-4000-8000-000000000000 not found in tenant/),
+      fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--user', stranger], /not found in tenant/),
+      fails(['user:create', '--tenant', missing, '--email', 'x@example.test'], /Tenant 00000000-0000-4000-8000-000000000000 not found/),
+      fails(['user:create', '--tenant', id, '--email', 'taken@ACME.example'], /already has a person with the e-mail address taken@ACME\.example/),
+    ]);
+    expect((await db.query(`SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND lower(email) = 'taken@acme.example'`, [id]))[0].n).toBe(1);
     expect((await db.query('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1', [id]))[0].n).toBe(0);
   }, TIMEOUT_MS);
 

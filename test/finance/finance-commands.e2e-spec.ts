@@ -43,8 +43,14 @@ describe('Finance-application CLI commands (e2e)', () => {
       expect(await db.query(`SELECT rate::text, tenant_id FROM tax_rates WHERE id = $1`, [rate.id])).toEqual([{ rate: '7.7', tenant_id: tenant() }]);
     });
 
-    it.each([['-1'], ['100.5'], ['abc'], ['19%']])('refuses tax rate %s', async (rate) => {
-      await expect(cli('tax-rate:create', '--tenant', tenant(), '--rate', rate)).rejects.toThrow(/percentage/);
+    it.each([['-1'], ['100.5'], ['abc'], ['19%'], ['19.1234567']])('refuses tax rate %s', async (rate) => {
+      await expect(cli('tax-rate:create', '--tenant', tenant(), '--rate', rate)).rejects.toThrow(/percentage from 0 to 100 with at most 6 decimals/);
+    });
+
+    it.each([['customer:create'], ['product:create']])('%s refuses a blank or overlong name with a message, not the table\'s constraint', async (command) => {
+      await expect(cli(command, '--tenant', tenant(), '--name', '  ')).rejects.toThrow('name must be 1-200 characters, not blank');
+      await expect(cli(command, '--tenant', tenant(), '--name', 'x'.repeat(201))).rejects.toThrow('name must be 1-200 characters, not blank');
+      expect(await cli(command, '--tenant', tenant(), '--name', '😀'.repeat(200))).toEqual({ id: expect.any(String) });
     });
 
     it('refuses an unknown tenant', async () => {

@@ -6,6 +6,8 @@ import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { ApiKey, apiKeyState, type ApiKeyState } from './api-key.entity.js';
 import { TenantData } from '../tenancy/tenant-data.js';
+import { Tenant } from '../tenancy/tenant.entity.js';
+import { User } from '../tenancy/user.entity.js';
 import { ApiKeyHooks } from './api-key-hooks.js';
 import { afterEveryProcessDropped, keyChange } from '../auth-changes/auth-changes.js';
 import { generateApiKey } from './api-key-token.js';
@@ -29,6 +31,11 @@ export class ApiKeysService {
 
   /** `manager`: the transaction to create the key in (seed:demo), else its own statement. */
   async create(input: CreateApiKeyInput, manager: EntityManager = this.dataSource.manager): Promise<{ id: string; key: string }> {
+    if (!(await manager.getRepository(Tenant).existsBy({ id: input.tenantId }))) throw new DomainException('TenantNotFound', `Tenant ${input.tenantId} not found`);
+    // The person who asked for the key is one of the company's: never another company's.
+    if (input.userId !== undefined && !(await manager.getRepository(User).existsBy({ id: input.userId, tenantId: input.tenantId }))) {
+      throw new DomainException('UserNotFound', `User ${input.userId} not found in tenant ${input.tenantId}`, { field: 'user' });
+    }
     const { token, prefix, secretHash } = generateApiKey();
     const key = await manager.getRepository(ApiKey).save({
       tenantId: input.tenantId,

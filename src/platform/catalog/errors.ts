@@ -59,6 +59,7 @@ export const Errors = {
   // Administration (the admin CLI standing in for the applications)
   SlugTaken: def('errors.admin.slug_taken', 409, 'conflict', 'The company slug is taken'),
   UserNotFound: def('errors.admin.user_not_found', 404, 'not-found', 'User not found'),
+  UserEmailTaken: def('errors.admin.user_email_taken', 409, 'conflict', 'The company already has a person with this e-mail address'),
   ApiKeyNotFound: def('errors.admin.api_key_not_found', 404, 'not-found', 'API key not found'),
   McpTokenNotFound: def('errors.admin.mcp_token_not_found', 404, 'not-found', 'Agent-tool token not found'),
 

@@ -76,8 +76,15 @@ export class TenantsService {
     return this.dataSource.getRepository(Tenant).findOneBy({ id });
   }
 
+  /** A person of a company; e-mail addresses are unique per company, whatever their case. */
   async createUser(tenantId: string, email: string, permissions: string[], manager: EntityManager = this.dataSource.manager): Promise<User> {
-    return manager.getRepository(User).save({ tenantId, email, permissions: validPermissions(permissions) });
+    const valid = validPermissions(permissions);
+    if (!(await manager.getRepository(Tenant).existsBy({ id: tenantId }))) throw new DomainException('TenantNotFound', `Tenant ${tenantId} not found`);
+    // A taken address inserts nothing instead of failing, which would abort the caller's transaction (seed:demo).
+    const inserted = await manager.createQueryBuilder().insert().into(User).values({ tenantId, email, permissions: valid }).orIgnore().returning('id').execute();
+    const id = (inserted.raw as { id: string }[])[0]?.id;
+    if (id === undefined) throw new DomainException('UserEmailTaken', `Tenant ${tenantId} already has a person with the e-mail address ${email}`, { field: 'email' });
+    return manager.getRepository(User).findOneByOrFail({ id });
   }
 
   async setPermissions(userId: string, permissions: string[]): Promise<User> {
