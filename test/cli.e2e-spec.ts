@@ -80,6 +80,8 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
       { id: acme.id, currencies: ['EUR'], active: true },
       { id: beta.id, currencies: ['EUR', 'USD'], active: true },
     ]);
+    // 200 characters as PostgreSQL counts them: 200 emoji are 400 UTF-16 units.
+    expect(await ok('tenant:create', '--name', '😀'.repeat(200))).toMatchObject({ name: '😀'.repeat(200) });
   });
 
   it('creates users and sets their permissions, an empty list meaning none', async () => {
@@ -186,6 +188,8 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
       fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--user', stranger], /not found in tenant/),
       fails(['user:create', '--tenant', missing, '--email', 'x@example.test'], /Tenant 00000000-0000-4000-8000-000000000000 not found/),
       fails(['user:create', '--tenant', id, '--email', 'taken@ACME.example'], /already has a person with the e-mail address taken@ACME\.example/),
+      fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--name', 'k'.repeat(201)], /name must be 1-200 characters, not blank/),
+      fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--name', ' '], /name must be 1-200 characters, not blank/),
     ]);
     expect((await db.query(`SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND lower(email) = 'taken@acme.example'`, [id]))[0].n).toBe(1);
     expect((await db.query('SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1', [id]))[0].n).toBe(0);

@@ -31,6 +31,9 @@ export class ApiKeysService {
 
   /** `manager`: the transaction to create the key in (seed:demo), else its own statement. */
   async create(input: CreateApiKeyInput, manager: EntityManager = this.dataSource.manager): Promise<{ id: string; key: string }> {
+    if (input.name !== undefined && (!input.name.trim() || [...input.name].length > 200)) {
+      throw new DomainException('InvalidInput', 'name must be 1-200 characters, not blank', { field: 'name' });
+    }
     if (!(await manager.getRepository(Tenant).existsBy({ id: input.tenantId }))) throw new DomainException('TenantNotFound', `Tenant ${input.tenantId} not found`);
     // The person who asked for the key is one of the company's: never another company's.
     if (input.userId !== undefined && !(await manager.getRepository(User).existsBy({ id: input.userId, tenantId: input.tenantId }))) {

@@ -36,7 +36,8 @@ export class TenantsService {
     if (input.slug !== undefined && !SLUG.test(input.slug)) {
       throw new DomainException('InvalidInput', 'slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit', { field: 'slug' });
     }
-    if (!input.name.trim() || input.name.length > 200) throw new DomainException('InvalidInput', 'name must be 1-200 characters', { field: 'name' });
+    // Characters as PostgreSQL's char_length counts them: an emoji is one.
+    if (!input.name.trim() || [...input.name].length > 200) throw new DomainException('InvalidInput', 'name must be 1-200 characters', { field: 'name' });
     const base = input.slug ?? slugify(input.name);
     // A chosen slug must be free; a derived one gets a short random suffix when taken. A taken
     // slug inserts nothing (ON CONFLICT DO NOTHING) instead of failing, which would abort the
