@@ -9,7 +9,7 @@ import {
   type WebhookEndpointStatus,
 } from '../webhook-endpoint.entity.js';
 
-/** The endpoint's circuit breaker (not in the spec; see the README, "Delivery isolation"). */
+/** The endpoint's circuit breaker (not in the spec; see docs/webhooks.md, "Delivery isolation"). */
 export class WebhookCircuitDto {
   @ApiProperty({
     enum: CIRCUIT_STATES,
