@@ -9,7 +9,7 @@ import { WebhookUrlChecker } from './url-safety/webhook-url-checker.js';
  * it builds none of the endpoints' controllers or services.
  */
 @Module({
-  providers: [WebhookUrlChecker, WebhookSecretBox, { provide: WEBHOOK_DNS_RESOLVER, useClass: SystemDnsResolver }],
+  providers: [WebhookUrlChecker, WebhookSecretBox, { provide: WEBHOOK_DNS_RESOLVER, useFactory: () => new SystemDnsResolver() }],
   exports: [WebhookUrlChecker, WebhookSecretBox, WEBHOOK_DNS_RESOLVER],
 })
 export class WebhookSafetyModule {}
