@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DomainException } from '../platform/errors/domain.exception.js';
 import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
+import { checkedName } from '../platform/validation/names.js';
 import { isUuid } from '../platform/validation/uuid.pipe.js';
 import { Customer } from './customer.entity.js';
 import { formatDecimal, MAX_TAX_RATE, parseDecimal } from './invoice-totals.js';
@@ -41,10 +42,4 @@ export class ReferenceDataService {
     if (!scope || !(await scope.tenantExists())) throw new DomainException('TenantNotFound', `Tenant ${tenantId} not found`);
     return scope;
   }
-}
-
-/** Names of customers and products: 1-200 characters, not blank (the tables' own rule, said before it is broken). */
-function checkedName(name: string): string {
-  if (!name.trim() || [...name].length > 200) throw new DomainException('InvalidInput', 'name must be 1-200 characters, not blank', { field: 'name' });
-  return name;
 }

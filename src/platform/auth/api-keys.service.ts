@@ -4,9 +4,9 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { Scope } from '../catalog/scopes.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
+import { checkedName } from '../validation/names.js';
 import { ApiKey, apiKeyState, type ApiKeyState } from './api-key.entity.js';
 import { TenantData } from '../tenancy/tenant-data.js';
-import { Tenant } from '../tenancy/tenant.entity.js';
 import { User } from '../tenancy/user.entity.js';
 import { ApiKeyHooks } from './api-key-hooks.js';
 import { afterEveryProcessDropped, keyChange } from '../auth-changes/auth-changes.js';
@@ -31,12 +31,11 @@ export class ApiKeysService {
 
   /** `manager`: the transaction to create the key in (seed:demo), else its own statement. */
   async create(input: CreateApiKeyInput, manager: EntityManager = this.dataSource.manager): Promise<{ id: string; key: string }> {
-    if (input.name !== undefined && (!input.name.trim() || [...input.name].length > 200)) {
-      throw new DomainException('InvalidInput', 'name must be 1-200 characters, not blank', { field: 'name' });
-    }
-    if (!(await manager.getRepository(Tenant).existsBy({ id: input.tenantId }))) throw new DomainException('TenantNotFound', `Tenant ${input.tenantId} not found`);
+    const name = input.name === undefined ? null : checkedName(input.name);
+    const scope = this.data.forTenant(input.tenantId, manager);
+    if (!(await scope.tenantExists())) throw new DomainException('TenantNotFound', `Tenant ${input.tenantId} not found`);
     // The person who asked for the key is one of the company's: never another company's.
-    if (input.userId !== undefined && !(await manager.getRepository(User).existsBy({ id: input.userId, tenantId: input.tenantId }))) {
+    if (input.userId !== undefined && !(await scope.repository(User).exists({ id: input.userId }))) {
       throw new DomainException('UserNotFound', `User ${input.userId} not found in tenant ${input.tenantId}`, { field: 'user' });
     }
     const { token, prefix, secretHash } = generateApiKey();
@@ -47,7 +46,7 @@ export class ApiKeysService {
       scopes: [...new Set(input.scopes)],
       expiresAt: input.expiresAt ?? null,
       createdByUserId: input.userId ?? null,
-      name: input.name ?? null,
+      name,
     });
     return { id: key.id, key: token };
   }

@@ -6,6 +6,7 @@ import { afterEveryProcessDropped, tenantChange } from '../auth-changes/auth-cha
 import { isScope } from '../catalog/scopes.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
+import { checkedName } from '../validation/names.js';
 import { Tenant } from './tenant.entity.js';
 import { User } from './user.entity.js';
 
@@ -36,9 +37,8 @@ export class TenantsService {
     if (input.slug !== undefined && !SLUG.test(input.slug)) {
       throw new DomainException('InvalidInput', 'slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit', { field: 'slug' });
     }
-    // Characters as PostgreSQL's char_length counts them: an emoji is one.
-    if (!input.name.trim() || [...input.name].length > 200) throw new DomainException('InvalidInput', 'name must be 1-200 characters', { field: 'name' });
-    const base = input.slug ?? slugify(input.name);
+    const name = checkedName(input.name);
+    const base = input.slug ?? slugify(name);
     // A chosen slug must be free; a derived one gets a short random suffix when taken. A taken
     // slug inserts nothing (ON CONFLICT DO NOTHING) instead of failing, which would abort the
     // caller's transaction (seed:demo creates the company inside one).
@@ -48,7 +48,7 @@ export class TenantsService {
         .createQueryBuilder()
         .insert()
         .into(Tenant)
-        .values({ name: input.name, slug, currencies: [...new Set(currencies)], active: true })
+        .values({ name, slug, currencies: [...new Set(currencies)], active: true })
         .orIgnore()
         .returning('id')
         .execute();
