@@ -19,11 +19,11 @@ const DEFAULT_RECORDS = 25;
 const MAX_RECORDS = 10_000;
 
 /** The scope of every readable resource of the registry. */
-export const DEMO_READ_SCOPES: readonly Scope[] = READ_RESOURCES.map((resource) => resource.scope);
+const DEMO_READ_SCOPES: readonly Scope[] = READ_RESOURCES.map((resource) => resource.scope);
 const FINANCE_READ_SCOPES = READ_RESOURCES.filter((resource) => resource.area === 'finance').map((resource) => resource.scope);
 
 /** The keys `seed:demo` prints, each for one kind of integration. */
-export const DEMO_KEY_SCOPES = {
+const DEMO_KEY_SCOPES = {
   all: [Scope.All],
   read: DEMO_READ_SCOPES,
   finance_write: [Scope.FinInvoicesWrite, ...FINANCE_READ_SCOPES],
@@ -49,7 +49,7 @@ function records(value: string): number {
  * permission, the four demo keys and an agent-tool token, all in one transaction: a failure
  * leaves nothing behind.
  */
-export async function seedDemoCompany(app: INestApplicationContext, count: number, progress: (line: string) => void = () => undefined): Promise<DemoCompany> {
+async function seedDemoCompany(app: INestApplicationContext, count: number, progress: (line: string) => void = () => undefined): Promise<DemoCompany> {
   const started = performance.now();
   const faker = new Faker({ locale: [en, base], seed: DEMO_FAKER_SEED });
   const tenants = app.get(TenantsService);

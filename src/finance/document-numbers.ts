@@ -8,7 +8,7 @@ import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 const PREFIX = { invoice: 'INV', credit_note: 'CN', purchase_order: 'PO' } as const;
 export type DocumentKind = keyof typeof PREFIX;
 
-export function formatDocumentNumber(kind: DocumentKind, year: number, value: number): string {
+function formatDocumentNumber(kind: DocumentKind, year: number, value: number): string {
   return `${PREFIX[kind]}-${String(year).padStart(4, '0')}-${String(value).padStart(6, '0')}`;
 }
 

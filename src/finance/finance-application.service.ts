@@ -16,7 +16,7 @@ import { Payment } from './payment.entity.js';
 const FINANCE_APPLICATION = { kind: 'finance_application' } as const;
 
 /** A refusal of the Finance application; the CLI prints its message and exits non-zero. */
-export class FinanceApplicationError extends Error {}
+class FinanceApplicationError extends Error {}
 
 /**
  * What the spec places in "the Finance application": issuing invoices, marking them overdue,

@@ -13,7 +13,7 @@ import { type Decimal, decimalOf } from './invoice-totals.js';
  * rates), a line's tax_rate against its tax_rate_id (line_invalid), and the invoice total
  * (create_failed).
  */
-export const WRITABLE_FIELDS = ['customer_id', 'currency', 'issue_date', 'due_date', 'notes'] as const;
+const WRITABLE_FIELDS = ['customer_id', 'currency', 'issue_date', 'due_date', 'notes'] as const;
 
 export interface InvoiceLineInput {
   description: string;

@@ -81,7 +81,7 @@ export function lineNet(qty: Decimal, unitPriceMinor: bigint): bigint {
   return divideRounded(qty.units * unitPriceMinor, 10n ** BigInt(qty.scale));
 }
 
-export function lineTax(netMinor: bigint, taxRate: Decimal): bigint {
+function lineTax(netMinor: bigint, taxRate: Decimal): bigint {
   return divideRounded(netMinor * taxRate.units, 100n * 10n ** BigInt(taxRate.scale));
 }
 

@@ -9,7 +9,7 @@ import { DomainException } from '../platform/errors/domain.exception.js';
 const TOKEN = /^oht_([a-z0-9]{12})_([A-Za-z0-9]{43})$/;
 
 /** `*` grants every tool; otherwise tool names as the tool server lists them. */
-export const ALL_TOOLS = '*';
+const ALL_TOOLS = '*';
 
 export function generateMcpToken(): { token: string; prefix: string; secretHash: Buffer } {
   const { prefix, secret } = randomPrefixAndSecret();

@@ -16,7 +16,7 @@ export const SERVER_INFO = { name: 'integrations-api', title: 'Integrations API'
 /** Tools only; the list never changes while a client is connected (there is no connection). */
 export const SERVER_CAPABILITIES = { tools: { listChanged: false } };
 /** How long a client may reuse a tools/list answer (2026-07-28 cache hint). */
-export const TOOLS_LIST_TTL_MS = 60_000;
+const TOOLS_LIST_TTL_MS = 60_000;
 
 const INSTRUCTIONS =
   "Read-only access to one company's finance, fleet, HR, support and document data. Start with summarise for totals, " +

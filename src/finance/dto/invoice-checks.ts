@@ -37,7 +37,7 @@ export const PatchUuid = () => Checks(ValidateIf(present), NotNull(), Uuid());
 export const PatchCurrency = () => Checks(ValidateIf(present), NotNull(), CurrencyCode());
 
 /** A real `YYYY-MM-DD` date between 1900-01-01 and 2999-12-31. */
-export const CalendarDate = () =>
+const CalendarDate = () =>
   Checks(
     IsString({ context: { message: '$path must be a date string (YYYY-MM-DD)' } }),
     ValidateBy({ name: 'dateFormat', validator: { validate: (value: string) => checkCalendarDate(value) !== 'invalid_format', defaultMessage: INVALID } }, { context: { code: 'invalid_format', message: '$path must be YYYY-MM-DD' } }),
@@ -55,7 +55,7 @@ const validDate = (value: unknown): value is string => typeof value === 'string'
  * The issue date a create body will have: the one sent if it is valid, today (the caller's
  * `today`, else UTC today) if none was sent, null if the one sent is invalid.
  */
-export function effectiveIssueDate(issueDate: unknown, today: string): string | null {
+function effectiveIssueDate(issueDate: unknown, today: string): string | null {
   if (issueDate === undefined) return today;
   return validDate(issueDate) ? issueDate : null;
 }

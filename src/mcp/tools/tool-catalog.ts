@@ -12,15 +12,15 @@ import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES,
 
 
 /** Items per page when a call names no `limit`, and the most a call may ask for. */
-export const DEFAULT_TOOL_LIMIT = 10;
-export const MAX_TOOL_LIMIT = 50;
+const DEFAULT_TOOL_LIMIT = 10;
+const MAX_TOOL_LIMIT = 50;
 /**
  * JSON bytes of items one call answers at most (about 2,200 tokens); a page that would exceed it
  * is cut short. With the page's cursor and hint, a result stays within 10,000 bytes.
  */
-export const RESULT_BUDGET_BYTES = 9_000;
+const RESULT_BUDGET_BYTES = 9_000;
 /** `recent_*` without `since` looks back this far. */
-export const DEFAULT_RECENT_DAYS = 7;
+const DEFAULT_RECENT_DAYS = 7;
 
 /** One tool: its public description and how to run it for one company. */
 export interface AgentTool {

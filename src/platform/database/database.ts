@@ -6,7 +6,7 @@ import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 /** A fixed key for the migration advisory lock, so concurrent starts migrate once. */
 const MIGRATION_LOCK_ID = 7_160_516;
 
-export function databaseName(url: string): string {
+function databaseName(url: string): string {
   return decodeURIComponent(new URL(url).pathname.replace(/^\//, '')) || 'postgres';
 }
 
@@ -23,7 +23,7 @@ function describeServer(url: string): string {
 }
 
 /** Creates the database of `url` when it does not exist yet (operations.md). */
-export async function ensureDatabase(url: string): Promise<void> {
+async function ensureDatabase(url: string): Promise<void> {
   const name = databaseName(url);
   const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
   // The first thing every process and CLI run does: a refused connection names what to check, not only the socket error.

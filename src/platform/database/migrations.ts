@@ -8,7 +8,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * its reverse. They run through TypeORM's migration runner (table `migrations`). This file sits
  * at the same depth under `src/` and `dist/`, so the folder is found from either.
  */
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
+const MIGRATIONS_DIR = fileURLToPath(new URL('../../../migrations/', import.meta.url));
 
 const FILE = /^(\d{13})-([a-z0-9-]+)\.sql$/;
 const DOWN_MARKER = /^-- migrate:down\s*$/m;

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 
 /** How long a stopping process waits for requests in flight before it closes their connections. */
-export const DRAIN_TIMEOUT_MS = 10_000;
+const DRAIN_TIMEOUT_MS = 10_000;
 
 /**
  * Counts a server's requests in flight, so that a stopping process can say what it drained.

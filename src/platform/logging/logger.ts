@@ -8,7 +8,7 @@ const SECRET_MEMBERS = ['key', 'secret', 'token', 'password', 'api_key', 'apiKey
 /** The redaction needs explicit depths; four levels cover the objects this service logs. */
 const SECRET_DEPTHS = ['', '*.', '*.*.', '*.*.*.'];
 
-export const REDACTED_PATHS: readonly string[] = SECRET_DEPTHS.flatMap((depth) => SECRET_MEMBERS.map((member) => `${depth}${member}`));
+const REDACTED_PATHS: readonly string[] = SECRET_DEPTHS.flatMap((depth) => SECRET_MEMBERS.map((member) => `${depth}${member}`));
 
 export const REDACTED = '[Redacted]';
 

@@ -41,7 +41,7 @@ export function parsePageRequest(query: Request['query'], holder: string): PageR
 }
 
 /** The holder of an API key's cursors. */
-export function apiKeyHolder(auth: AuthContext): string {
+function apiKeyHolder(auth: AuthContext): string {
   return `${auth.tenantId}/${auth.apiKeyId}`;
 }
 

@@ -103,7 +103,7 @@ export interface Violation extends ProblemFieldError {
   problem: ErrorName;
 }
 
-export function describeJson(value: unknown): string {
+function describeJson(value: unknown): string {
   if (value === undefined) return 'an empty body';
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -197,7 +197,7 @@ function inspect<T extends object>(dto: Type<T>, body: Record<string, unknown>, 
  * The one exception factory of request bodies: the violations of the first problem kind (in
  * the DTO's order) that has any, as that kind's problem with `errors[]` of `{path, code, message}`.
  */
-export function bodyProblem(violations: Violation[], rules: BodyRules): DomainException | undefined {
+function bodyProblem(violations: Violation[], rules: BodyRules): DomainException | undefined {
   for (const kind of rules.problems) {
     const matching = violations.filter((violation) => violation.problem === kind.error);
     if (matching.length === 0) continue;
@@ -218,7 +218,7 @@ export function bodyProblem(violations: Violation[], rules: BodyRules): DomainEx
 const VALIDATOR_OPTIONS = { forbidUnknownValues: false, stopAtFirstError: true, validationError: { target: false, value: false } };
 
 /** Where custom constraints find what the caller passed to `validateBody` (e.g. today's date). */
-export const VALIDATION_CONTEXT = Symbol('validation-context');
+const VALIDATION_CONTEXT = Symbol('validation-context');
 
 export function validationContext<T extends object>(object: object): Partial<T> {
   return ((object as Record<symbol, unknown>)[VALIDATION_CONTEXT] ?? {}) as Partial<T>;

@@ -6,7 +6,7 @@ import { DeliveryStore } from './delivery-store.js';
 import { WebhookClock } from './webhook-clock.js';
 
 /** Events deleted per statement: each is its own short transaction, so no lock is held for long. */
-export const RETENTION_BATCH = 1000;
+const RETENTION_BATCH = 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /**

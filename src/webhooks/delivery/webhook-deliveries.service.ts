@@ -28,7 +28,7 @@ export interface DeliveryFilters {
 }
 
 /** Most deliveries one replay_failed call queues (spec section 8). */
-export const REPLAY_FAILED_BATCH = 1000;
+const REPLAY_FAILED_BATCH = 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The deliveries API: reading an endpoint's deliveries, replaying and retrying them, and test events (spec section 4). */

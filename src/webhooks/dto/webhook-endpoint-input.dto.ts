@@ -4,9 +4,9 @@ import { SUPPORTED_API_VERSIONS } from '../../platform/versioning/api-version.js
 import { Checks, ValidatedBody } from '../../platform/validation/validated-body.js';
 import { WEBHOOK_BODY_RULES } from './webhook-body-rules.js';
 
-export const MAX_NAME_LENGTH = 200;
+const MAX_NAME_LENGTH = 200;
 export const MAX_URL_LENGTH = 2048;
-export const MAX_EVENT_TYPES = 200;
+const MAX_EVENT_TYPES = 200;
 
 const NOT_BLANK = /\S/;
 const present = (_: object, value: unknown) => value !== undefined;

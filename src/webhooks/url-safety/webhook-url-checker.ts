@@ -27,7 +27,7 @@ export class WebhookUrlRefusedException extends DomainException {
 }
 
 /** The addresses of this machine's own interfaces; replaceable so tests can name a public one. */
-export const WEBHOOK_HOST_ADDRESSES = Symbol('WEBHOOK_HOST_ADDRESSES');
+const WEBHOOK_HOST_ADDRESSES = Symbol('WEBHOOK_HOST_ADDRESSES');
 export type HostAddresses = () => string[];
 
 const machineAddresses: HostAddresses = () =>
