@@ -13,7 +13,7 @@ export interface ReceivedRequest {
 export interface Answer {
   status: number;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   /** Milliseconds to wait before answering. */
   delayMs?: number;
 }

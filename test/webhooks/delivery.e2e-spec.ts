@@ -241,6 +241,26 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
     expect(attempt.length).toBe(20 * 1024);
   });
 
+  it('records a binary answer as text, with NUL and bytes that are not UTF-8 as U+FFFD', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/binary') });
+    receiver.respond = (request) =>
+      request.path === '/binary' ? { status: 500, headers: { 'content-type': 'application/octet-stream' }, body: Buffer.from([0x6f, 0x6b, 0x00, 0xff, 0xfe, 0x21]) } : { status: 204 };
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    const attempts = await waitFor(
+      async () => {
+        const rows = await db.query(`SELECT attempt, response_status, response_body FROM webhook_delivery_attempts WHERE endpoint_id = $1 ORDER BY attempt`, [endpoint.id]);
+        return rows.length > 0 && rows;
+      },
+      10_000,
+      'the first attempt recorded',
+    );
+    expect(attempts[0]).toEqual({ attempt: 1, response_status: 500, response_body: 'ok\uFFFD\uFFFD\uFFFD!' });
+    // The outcome was recorded with the attempt: the delivery moved on to its retries.
+    const [delivery] = await db.query(`SELECT attempt, last_response_status FROM webhook_deliveries WHERE endpoint_id = $1`, [endpoint.id]);
+    expect(delivery.attempt).toBeGreaterThanOrEqual(1);
+    expect(delivery.last_response_status).toBe(500);
+  });
+
   it('signs with both secrets during a rotation grace, space-separated', async () => {
     const box = api.app.get(WebhookSecretBox);
     const previous = box.generateSecret();

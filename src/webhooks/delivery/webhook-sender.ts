@@ -96,7 +96,12 @@ export class WebhookSender implements OnModuleDestroy {
   }
 }
 
-/** Reads up to RESPONSE_BODY_LIMIT bytes; a longer body is cut off and its connection dropped. */
+/**
+ * Reads up to RESPONSE_BODY_LIMIT bytes; a longer body is cut off and its connection dropped.
+ * Kept as text: bytes that are not UTF-8, and U+0000, which PostgreSQL's text cannot hold (a
+ * binary answer would otherwise fail the statement recording it, and with it every other
+ * outcome batched into that statement), become U+FFFD.
+ */
 async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -108,7 +113,7 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown })
       break;
     }
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT));
+  return new TextDecoder('utf-8', { fatal: false }).decode(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT)).replaceAll('\u0000', '\uFFFD');
 }
 
 // UND_ERR_ABORTED: the only signal a request is given is its deadline.

@@ -59,7 +59,7 @@ export class WebhookDeliveryAttemptDto {
   @ApiProperty({ enum: ATTEMPT_ERROR_KINDS, type: String, nullable: true, description: 'Why the request got no answer.' })
   error_kind: string | null;
 
-  @ApiProperty({ type: String, nullable: true, description: 'The first 20 kB of the answer body.' })
+  @ApiProperty({ type: String, nullable: true, description: 'The first 20 kB of the answer body, as UTF-8 text: bytes that are not UTF-8, and NUL, appear as U+FFFD.' })
   response_body: string | null;
 }
 
