@@ -7,6 +7,7 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import { TenantsService } from '../src/platform/tenancy/tenants.service.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createEndpoint, deliveriesOf, isolatedDatabase, publishEvents } from './support/deliveries.js';
+import { createFinanceFixture } from './support/finance.js';
 import { freePort } from './support/free-port.js';
 import { type LogLine, listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
 import { createTenantSession } from './support/tenant-session.js';
@@ -64,6 +65,15 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       const session = await createTenantSession(api.app, { scopes: [Scope.All] });
       await api.app.get(TenantsService).setPermissions(session.userId, ['hr.employees:read']);
       const { token } = await api.app.get(McpTokensService).create({ tenantId: session.tenant.id, userId: session.userId, tools: ['*'] }, []);
+      // The process's first event makes it build the event schemas; Nest's log lines, the worker's
+      // at shutdown below, must outlive that.
+      const finance = await createFinanceFixture(api.app, session.tenant.id);
+      const created = await fetch(`http://127.0.0.1:${port}/v1/invoices`, {
+        method: 'POST',
+        headers: { Authorization: session.auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify(finance.invoiceBody()),
+      });
+      expect(created.status).toBe(201);
       const tools = await slowRequest(mcpPort, '/tools/call', JSON.stringify({ name: 'list_records', arguments: { resource: 'employees' } }), {
         Authorization: `Bearer ${token}`,
         'X-OH-Tenant': session.tenant.slug,
@@ -83,6 +93,8 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       expect(line(main, 'mcp stopped')).toMatchObject({ role: 'mcp', in_flight_requests: 1 });
       expect(line(main, 'worker stopped')).toMatchObject({ role: 'worker' });
       expect(line(main, 'delivery attempts drained')).toMatchObject({ in_flight_attempts: 0 });
+      // Nor does the application that built the event schemas announce itself.
+      expect(line(main, 'NoRoutes dependencies initialized')).toBeUndefined();
       expect(line(main, 'shut down')).toMatchObject({ signal: 'SIGTERM', duration_ms: expect.any(Number) });
       for (const entry of main.lines()) expect(typeof entry.level).toBe('number');
       expect(main.stderr()).toBe('');
