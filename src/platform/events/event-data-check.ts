@@ -28,10 +28,13 @@ class NestLogger extends Logger {
   }
 }
 
-/** Nest's start-up lines, which would tell operators an application started. */
-const START_UP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader']);
+/** Where Nest's lines about starting an application come from: its start-up and the preview-mode banner. */
+const START_UP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'NestApplicationContext']);
 
-/** The process's Nest logger, less the preview application's start-up lines. */
+/**
+ * The process's Nest logger, less the preview application's lines about itself, which would
+ * tell operators that an application started.
+ */
 class WithoutStartUpLines implements LoggerService {
   constructor(readonly inner: LoggerService) {}
 
@@ -39,12 +42,12 @@ class WithoutStartUpLines implements LoggerService {
     if (!START_UP_CONTEXTS.has(params.at(-1) as string)) this.inner.log(message, ...params);
   }
 
-  error(message: unknown, ...params: unknown[]): void {
-    this.inner.error(message, ...params);
+  warn(message: unknown, ...params: unknown[]): void {
+    if (!START_UP_CONTEXTS.has(params.at(-1) as string)) this.inner.warn(message, ...params);
   }
 
-  warn(message: unknown, ...params: unknown[]): void {
-    this.inner.warn(message, ...params);
+  error(message: unknown, ...params: unknown[]): void {
+    this.inner.error(message, ...params);
   }
 
   debug(message: unknown, ...params: unknown[]): void {
