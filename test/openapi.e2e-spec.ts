@@ -88,13 +88,13 @@ describe('OpenAPI document (e2e)', () => {
       }
     });
 
-    it('answers every error response with the Problem schema, and documents 400, 410 and 500 on every versioned operation', () => {
+    it('answers every error response with the Problem schema, and documents 400, 410, 500 and 503 on every versioned operation', () => {
       expect(Object.keys(document.components.schemas.ProblemDto.properties)).toEqual(
         expect.arrayContaining(['type', 'title', 'status', 'detail', 'detail_key', 'errors', 'missing_scope']),
       );
       let errorResponses = 0;
       for (const { path, operation } of operations(document)) {
-        const pipeline = path === '/v1/openapi.json' ? ['431', '500'] : ['400', '410', '431', '500'];
+        const pipeline = path === '/v1/openapi.json' ? ['431', '500'] : ['400', '410', '431', '500', '503'];
         expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(pipeline));
         for (const [status, response] of Object.entries(operation.responses as Json)) {
           expect(response.headers['x-trace-id']).toEqual({ $ref: '#/components/headers/TraceId' });
@@ -133,6 +133,7 @@ describe('OpenAPI document (e2e)', () => {
         const ok = Object.entries(operation.responses as Json).find(([status]) => /^2/.test(status))![1];
         expect(ok.headers).toMatchObject({ RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' } });
         expect(operation.responses['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+        expect(operation.responses['503'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
         expect(operation.responses['404'].headers['OH-Version']).toEqual({ $ref: '#/components/headers/OhVersion' });
         expect(operation.responses['401'].headers.RateLimit).toBeUndefined();
         const idempotent = (operation.parameters ?? []).some((parameter: Json) => parameter.name === 'Idempotency-Key');

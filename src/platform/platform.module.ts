@@ -30,7 +30,11 @@ import { User } from './tenancy/user.entity.js';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [AppConfig],
-      useFactory: (config: AppConfig) => ({ ...dataSourceOptions(config.DATABASE_URL), autoLoadEntities: true }),
+      useFactory: (config: AppConfig) => {
+        const options = dataSourceOptions(config.DATABASE_URL);
+        const timeouts = { statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS, connectionTimeoutMillis: config.DATABASE_STATEMENT_TIMEOUT_MS };
+        return { ...options, extra: { ...options.extra, ...timeouts }, autoLoadEntities: true };
+      },
     }),
     TypeOrmModule.forFeature([Tenant, User, ApiKey, OutboxEvent]),
     QueueModule,

@@ -207,6 +207,17 @@ export class AppConfig {
   HTTP_REQUEST_TIMEOUT_MS = 30_000;
 
   /**
+   * The longest one database statement may run, waits for locks included, and the longest a
+   * request waits for a connection of its process's pool. Beyond it the request is answered 503
+   * with Retry-After: a stuck statement must not hold a connection, or its caller, for ever,
+   * nor a few of them every other company's requests. Migrations run without it.
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(100)
+  DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
+
+  /**
    * Failed authentications a client address may make per minute, counted in Redis for all
    * processes; beyond it, 429 until the minute is over.
    */

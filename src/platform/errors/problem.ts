@@ -1,8 +1,12 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { Errors, type ErrorDefinition } from '../catalog/errors.js';
 import { DomainException, type ProblemExtras } from './domain.exception.js';
+import { isTransientFault } from './transient-faults.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** Seconds a client is asked to wait after a 503 for a backing service that did not answer in time. */
+const TRANSIENT_RETRY_AFTER_S = 2;
 
 export interface ProblemBody extends ProblemExtras {
   type: string;
@@ -80,6 +84,13 @@ export function toProblem(exception: unknown, errorsBaseUrl: string): Problem {
       return { body: build(Errors.UnsupportedMediaType, errorsBaseUrl, 'The body charset or content encoding is not supported; send UTF-8 JSON.'), headers: {} };
     }
     return { body: build(Errors.InvalidInput, errorsBaseUrl, unreadableBody(parserError)), headers: {} };
+  }
+  if (isTransientFault(exception)) {
+    return {
+      body: build(Errors.ServiceUnavailable, errorsBaseUrl, 'The database or the queue did not answer in time. Repeat the request shortly.'),
+      headers: { 'Retry-After': String(TRANSIENT_RETRY_AFTER_S) },
+      cause: exception,
+    };
   }
   return {
     body: build(Errors.Internal, errorsBaseUrl, 'An unexpected error occurred. Quote the x-trace-id header when reporting it.'),

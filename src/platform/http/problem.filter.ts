@@ -23,7 +23,9 @@ export class ProblemFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const error = exception instanceof NotFoundException ? this.routeNotFound(request, exception) : exception;
     const problem = toProblem(error, this.config.errorsBaseUrl);
-    if (problem.cause !== undefined) this.logger.error({ err: problem.cause, trace_id: request.traceId }, 'unhandled error');
+    if (problem.cause !== undefined) {
+      this.logger.error({ err: problem.cause, trace_id: request.traceId }, problem.body.status === 503 ? 'a backing service did not answer in time' : 'unhandled error');
+    }
     if (response.headersSent) return;
     sendProblem(response, problem);
   }

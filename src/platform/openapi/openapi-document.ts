@@ -65,6 +65,9 @@ const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   408: problemResponse(`The request, headers and body, did not arrive within HTTP_REQUEST_TIMEOUT_MS (30 s by default): \`${Errors.RequestTimeout.detailKey}\`; the connection is closed.`),
   431: problemResponse(`Request headers over the server's limit (16 KiB): \`${Errors.HeadersTooLarge.detailKey}\`.`),
   500: problemResponse(`Unexpected failure; the body carries no internal details. Quote the ${TRACE_HEADER} header.`),
+  503: problemResponse(
+    `\`${Errors.ServiceUnavailable.detailKey}\`: the database or the queue did not answer in time (a statement over DATABASE_STATEMENT_TIMEOUT_MS, 10 s by default, or no free connection); repeat the request after \`Retry-After\` seconds.`,
+  ),
 };
 const METHOD_NOT_ALLOWED = {
   ...problemResponse(`\`${Errors.MethodNotAllowed.detailKey}\`: the path is served, but not with this method.`),
@@ -125,7 +128,7 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
           [TRACE_HEADER]: { $ref: '#/components/headers/TraceId' },
           ...(versioned && !BEFORE_VERSION.has(status) ? { [VERSION_HEADER]: { $ref: '#/components/headers/OhVersion' } } : {}),
           ...(afterAuth ? { RateLimit: { $ref: '#/components/headers/RateLimit' }, 'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' } } : {}),
-          ...(status === '429' ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
+          ...(status === '429' || status === '503' ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {}),
           ...(idempotent && afterAuth && Number(status) < 500 && status !== '409' ? { [IDEMPOTENCY_REPLAYED_HEADER]: { $ref: '#/components/headers/IdempotencyReplayed' } } : {}),
           ...response.headers,
         };

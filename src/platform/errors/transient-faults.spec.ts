@@ -1,0 +1,29 @@
+import { isTransientFault } from './transient-faults.js';
+
+const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
+
+describe('isTransientFault', () => {
+  it.each([
+    ['a statement canceled by statement_timeout', withCode('57014', 'canceling statement due to statement timeout')],
+    ['a deadlock', withCode('40P01')],
+    ['a serialization failure', withCode('40001')],
+    ['a lock not granted', withCode('55P03')],
+    ['too many connections', withCode('53300')],
+    ['the server shutting down', withCode('57P01')],
+    ['a refused connection', withCode('ECONNREFUSED')],
+    ["the pool's wait running out", new Error('timeout exceeded when trying to connect')],
+    ['the server going away', new Error('Connection terminated unexpectedly')],
+  ])('counts %s', (_, error) => {
+    expect(isTransientFault(error)).toBe(true);
+  });
+
+  it.each([
+    ['a unique violation', withCode('23505')],
+    ['a syntax error', withCode('42601')],
+    ['a plain error', new Error('boom')],
+    ['a string', 'timeout exceeded when trying to connect'],
+    ['null', null],
+  ])('does not count %s', (_, error) => {
+    expect(isTransientFault(error)).toBe(false);
+  });
+});

@@ -1,0 +1,26 @@
+/**
+ * PostgreSQL's codes for a statement it gave up on, or could not run now, where the same
+ * request may succeed a moment later: canceled by `statement_timeout` (57014), a lock not
+ * granted (55P03), no connection slot (53300), the server shutting down or starting (57P01,
+ * 57P03), and a serialization failure or deadlock (40001, 40P01).
+ */
+const RETRYABLE_SQLSTATES = new Set(['57014', '55P03', '53300', '57P01', '57P03', '40001', '40P01']);
+
+/** The socket to a backing service failed (refused, reset, timed out). */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+
+/** node-postgres's own words when no connection could be had: the pool's wait ran out, or the server went away. */
+const NO_CONNECTION = /^(timeout exceeded when trying to connect|Connection terminated)/;
+
+/**
+ * Whether `error` says a backing service (PostgreSQL, Redis) could not serve the request now,
+ * rather than that the request or the code is wrong: the request is worth repeating, so its
+ * answer is 503 with Retry-After, not 500. Duck-typed, so TypeORM's QueryFailedError (which
+ * copies the driver error's `code`) and pg's own errors both count.
+ */
+export function isTransientFault(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (RETRYABLE_SQLSTATES.has(code) || CONNECTION_CODES.has(code))) return true;
+  return typeof message === 'string' && NO_CONNECTION.test(message);
+}

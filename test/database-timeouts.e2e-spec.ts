@@ -1,0 +1,95 @@
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+import { Scope } from '../src/platform/catalog/scopes.js';
+import { dataSourceOptions } from '../src/platform/database/database.js';
+import { startApi, type TestApi } from './support/api.js';
+import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
+import { createTenantSession, type TenantSession } from './support/tenant-session.js';
+
+const TIMEOUT_MS = 300;
+
+/**
+ * A statement held up (here by a lock another session keeps on `invoices`) past
+ * DATABASE_STATEMENT_TIMEOUT_MS: the request is answered 503 with Retry-After instead of
+ * waiting for ever, its pool connection is free again, and nothing of it is kept.
+ */
+describe('database statement timeout (e2e)', () => {
+  let api: TestApi;
+  let session: TenantSession;
+  let finance: FinanceFixture;
+  let invoiceId: string;
+  let locker: DataSource;
+
+  beforeAll(async () => {
+    api = await startApi({ env: { DATABASE_STATEMENT_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    finance = await createFinanceFixture(api.app, session.tenant.id);
+    const created = await api.http.post('/v1/invoices').set('Authorization', session.auth).send(finance.invoiceBody());
+    expect(created.status).toBe(201);
+    invoiceId = created.body.id;
+    locker = await new DataSource(dataSourceOptions(process.env.DATABASE_URL!)).initialize();
+  });
+  afterAll(async () => {
+    await locker.destroy();
+    await api.close();
+  });
+
+  /** Runs `during` while another session holds an exclusive lock on `invoices`. */
+  async function withInvoicesLocked(during: () => Promise<void>): Promise<void> {
+    const client: PoolClient = await (locker.driver as unknown as { master: Pool }).master.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('LOCK TABLE invoices IN ACCESS EXCLUSIVE MODE');
+      await during();
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
+  }
+
+  it('answers 503 service_unavailable with Retry-After for a read that waits past the timeout, then serves it', async () => {
+    await withInvoicesLocked(async () => {
+      const started = Date.now();
+      const res = await api.http.get(`/v1/invoices/${invoiceId}`).set('Authorization', session.auth);
+      expect(res.status).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.headers['retry-after']).toBe('2');
+      expect(res.body).toMatchObject({ status: 503, detail_key: 'errors.common.service_unavailable' });
+      expect(res.body.detail).toContain('did not answer in time');
+      expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 2000);
+    });
+    const res = await api.http.get(`/v1/invoices/${invoiceId}`).set('Authorization', session.auth);
+    expect(res.status).toBe(200);
+  });
+
+  it('keeps nothing of a write that timed out: no invoice, and its Idempotency-Key runs again afterwards', async () => {
+    const count = async () => (await api.app.get(DataSource).query(`SELECT count(*)::int AS n FROM invoices WHERE tenant_id = $1`, [session.tenant.id]))[0].n;
+    const before = await count();
+    const post = () => api.http.post('/v1/invoices').set('Authorization', session.auth).set('Idempotency-Key', 'timed-out-1').send(finance.invoiceBody());
+    await withInvoicesLocked(async () => {
+      const res = await post();
+      expect(res.status).toBe(503);
+      expect(res.body.detail_key).toBe('errors.common.service_unavailable');
+    });
+    expect(await count()).toBe(before);
+    const again = await post();
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotency-replayed']).toBeUndefined();
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('answers a request for which no pool connection comes free in time 503 as well', async () => {
+    // The service's pool has 10 connections: take them all.
+    const pool = (api.app.get(DataSource).driver as unknown as { master: Pool }).master;
+    const taken = await Promise.all(Array.from({ length: 10 }, () => pool.connect()));
+    try {
+      const res = await api.http.get(`/v1/invoices/${invoiceId}`).set('Authorization', session.auth);
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('2');
+      expect(res.body.detail_key).toBe('errors.common.service_unavailable');
+    } finally {
+      for (const client of taken) client.release();
+    }
+    expect((await api.http.get(`/v1/invoices/${invoiceId}`).set('Authorization', session.auth)).status).toBe(200);
+  });
+});
