@@ -50,7 +50,7 @@ describe('delivery statements: plans on the worker sessions', () => {
 
   it('opens its whole pool at start, every session set up after the options DATABASE_URL gives and the attempt statements prepared', async () => {
     const url = new URL(database.url);
-    url.searchParams.set('options', '-c statement_timeout=12345');
+    url.searchParams.set('options', '-c lock_timeout=12345');
     const other = await startWorker({ env: deliveryEnv('plans-options', url.toString()) });
     try {
       const pool = (other.get(DataSource).driver as unknown as { master: Pool }).master;
@@ -60,22 +60,24 @@ describe('delivery statements: plans on the worker sessions', () => {
         expect(pool.totalCount).toBe(10);
         for (const session of sessions) {
           const { rows } = await session.query(
-            `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('synchronous_commit') AS sync, current_setting('statement_timeout') AS timeout,
+            `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('synchronous_commit') AS sync, current_setting('lock_timeout') AS timeout,
                     (SELECT array_agg(name ORDER BY name) FROM pg_prepared_statements) AS prepared`,
           );
           expect(rows).toEqual([{ seqscan: 'off', sync: 'off', timeout: '12345ms', prepared: ['webhook-delivery-claim', 'webhook-delivery-finish'] }]);
         }
         // Opened later, a session still starts with the settings.
-        sessions[0].release(true);
+        sessions.shift()!.release(true);
         const later = await pool.connect();
         try {
-          const { rows } = await later.query(`SELECT current_setting('enable_seqscan') AS seqscan, current_setting('statement_timeout') AS timeout`);
-          expect(rows).toEqual([{ seqscan: 'off', timeout: '12345ms' }]);
+          const { rows } = await later.query(`SELECT current_setting('enable_seqscan') AS seqscan, current_setting('lock_timeout') AS timeout, current_setting('statement_timeout') AS statements`);
+          // DATABASE_STATEMENT_TIMEOUT_MS (10 s by default) besides.
+          expect(rows).toEqual([{ seqscan: 'off', timeout: '12345ms', statements: '10s' }]);
         } finally {
           later.release();
         }
       } finally {
-        for (const session of sessions.slice(1)) session.release();
+        // All of them, also after a failed expectation: the worker's close waits for every one.
+        for (const session of sessions) session.release();
       }
     } finally {
       await other.close();
