@@ -78,7 +78,8 @@ const server = createServer(async (req, res) => {
       const rows = await query('floor-invoices', INVOICE_READS.firstPage, [tenantId, limit + 1]);
       const shown = rows.slice(0, limit);
       const last = shown.at(-1);
-      const hasMore = rows.length > limit;
+      // The service's page may stop short at its line budget, telling so by `fetched`.
+      const hasMore = rows.length > limit || rows.length < (rows[0]?.fetched ?? 0);
       const next = hasMore ? cursors.encode(`invoices\n${tenantId}`, { createdAt: last.page_cursor_ts, id: last.id }) : null;
       return send(res, 200, { data: shown.map(invoiceDtoOfRow), next_cursor: next, has_more: hasMore });
     }

@@ -1,5 +1,5 @@
 import type { CursorPosition } from '../platform/pagination/cursor-codec.js';
-import type { KeysetRow } from '../platform/pagination/paginator.service.js';
+import type { KeysetRows } from '../platform/pagination/paginator.service.js';
 import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 import { numericColumn } from '../platform/resources/representation.js';
 import type { InvoiceDto } from './dto/invoice.dto.js';
@@ -27,17 +27,33 @@ const INVOICE_WITH_LINES_COLUMNS = `
 const RETRIEVE_SQL = `SELECT ${INVOICE_WITH_LINES_COLUMNS} FROM invoices i WHERE i.tenant_id = $1 AND i.id = $2`;
 
 /**
- * The Paginator's keyset order, position text and cursor condition, so that a page and its
- * cursors are the generic reader's. Two statements rather than one with an optional cursor:
- * `$3 IS NULL OR (…) < (…)` would keep the cursor out of the index condition in a generic plan,
- * and page 200 would filter its way through every newer invoice.
+ * Lines a list page carries at most (its first invoice whatever its count). An invoice holds up
+ * to 500 lines of up to 1,000 characters, so a page of 100 such invoices would be about 60 MB of
+ * JSON: a second of the process's event loop and hundreds of MB of memory, taken from every
+ * other company's requests. Within this budget a page is at most about 6 MB; one that reaches
+ * it ends early, with `has_more` and a cursor after its last invoice.
  */
-const PAGE_SELECT = `SELECT ${INVOICE_WITH_LINES_COLUMNS},
-  to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS page_cursor_ts
-  FROM invoices i WHERE i.tenant_id = $1`;
-const PAGE_ORDER = `ORDER BY i.created_at DESC, i.id DESC LIMIT $2`;
-const FIRST_PAGE_SQL = `${PAGE_SELECT} ${PAGE_ORDER}`;
-const PAGE_AFTER_SQL = `${PAGE_SELECT} AND (i.created_at, i.id) < (CAST($3 AS timestamp) AT TIME ZONE 'UTC', CAST($4 AS uuid)) ${PAGE_ORDER}`;
+export const PAGE_LINE_BUDGET = 5000;
+
+/**
+ * A list page: the next `$2` invoices of the company ($1) in the Paginator's keyset order, cut
+ * where their lines would pass PAGE_LINE_BUDGET, before any line is read into JSON; `fetched`
+ * tells how many there were before the cut. Two statements rather than one with an optional
+ * cursor: `$3 IS NULL OR (…) < (…)` would keep the cursor out of the index condition in a
+ * generic plan, and page 200 would filter its way through every newer invoice.
+ */
+const pageSql = (after: string) => `SELECT ${INVOICE_WITH_LINES_COLUMNS}, i.fetched::int AS fetched,
+         to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS page_cursor_ts
+    FROM (
+      SELECT p.*, count(*) OVER () AS fetched, row_number() OVER w AS n,
+             sum((SELECT count(*) FROM invoice_lines l WHERE l.tenant_id = p.tenant_id AND l.invoice_id = p.id)) OVER w AS lines_through
+        FROM (SELECT * FROM invoices i WHERE i.tenant_id = $1 ${after} ORDER BY i.created_at DESC, i.id DESC LIMIT $2) p
+      WINDOW w AS (ORDER BY p.created_at DESC, p.id DESC)
+    ) i
+   WHERE i.n = 1 OR i.lines_through <= ${PAGE_LINE_BUDGET}
+   ORDER BY i.created_at DESC, i.id DESC`;
+const FIRST_PAGE_SQL = pageSql('');
+const PAGE_AFTER_SQL = pageSql(`AND (i.created_at, i.id) < (CAST($3 AS timestamp) AT TIME ZONE 'UTC', CAST($4 AS uuid))`);
 
 interface InvoiceRow {
   id: string;
@@ -66,6 +82,7 @@ interface InvoiceRow {
 
 interface PagePosition {
   page_cursor_ts: string;
+  fetched: number;
 }
 
 interface LineJson {
@@ -156,11 +173,12 @@ export function invoiceDtoOfRow(row: InvoiceRow): InvoiceDto {
 export const INVOICE_READS = { retrieve: RETRIEVE_SQL, firstPage: FIRST_PAGE_SQL } as const;
 
 /** A list page of the company's invoices as the API shows them (see ReadResource.list). */
-export async function listInvoices(scope: TenantScope, after: CursorPosition | undefined, take: number): Promise<KeysetRow<InvoiceDto>[]> {
+export async function listInvoices(scope: TenantScope, after: CursorPosition | undefined, take: number): Promise<KeysetRows<InvoiceDto>> {
   const rows = after
     ? await scope.hotQuery<InvoiceRow & PagePosition>('invoices-page-after', PAGE_AFTER_SQL, [take, after.createdAt, after.id])
     : await scope.hotQuery<InvoiceRow & PagePosition>('invoices-page-first', FIRST_PAGE_SQL, [take]);
-  return rows.map((row) => {
-    return { item: invoiceDtoOfRow(row), position: { createdAt: row.page_cursor_ts, id: row.id } };
-  });
+  return {
+    rows: rows.map((row) => ({ item: invoiceDtoOfRow(row), position: { createdAt: row.page_cursor_ts, id: row.id } })),
+    cut: rows.length < (rows[0]?.fetched ?? 0),
+  };
 }

@@ -2,6 +2,7 @@ import { Faker, en } from '@faker-js/faker';
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { FinanceDemoSeeder } from '../../src/finance/finance-demo.seeder.js';
+import { PAGE_LINE_BUDGET } from '../../src/finance/invoice-rows.js';
 import { invoicesResource } from '../../src/finance/invoices.resource.js';
 import { ToolCatalog } from '../../src/mcp/tools/tool-catalog.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
@@ -118,6 +119,35 @@ describe('invoice list: plain-SQL page equals the generic reader (e2e)', () => {
     expect(refused.status).toBe(422);
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(refused.body.detail_key).toBe('errors.integrations.invoices.invalid_cursor');
+  });
+
+  it('ends a page early where its lines would pass PAGE_LINE_BUDGET, with has_more and a cursor that continues after it', async () => {
+    // Another company whose twelve invoices hold 500 lines each: 6,000 lines in all.
+    const heavy = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const faker = new Faker({ locale: [en], seed: 13 });
+    await api.app.get(TenantData).transaction(heavy.tenant.id, (data) => api.app.get(FinanceDemoSeeder).seed({ data, records: 12, faker }));
+    const db = api.app.get(DataSource);
+    await db.query(`DELETE FROM invoice_lines WHERE tenant_id = $1`, [heavy.tenant.id]);
+    await db.query(
+      `INSERT INTO invoice_lines (tenant_id, invoice_id, position, description, qty, unit_price_minor, tax_rate, net_minor, tax_minor)
+       SELECT i.tenant_id, i.id, n, 'Line ' || n, 1, 100, 0, 100, 0 FROM invoices i CROSS JOIN generate_series(1, 500) AS n WHERE i.tenant_id = $1`,
+      [heavy.tenant.id],
+    );
+    const perPage = PAGE_LINE_BUDGET / 500;
+    const first = await api.http.get('/v1/invoices').query({ limit: 50 }).set('Authorization', heavy.auth);
+    expect(first.status).toBe(200);
+    expect(first.body.data).toHaveLength(perPage);
+    expect(first.body.data.every((invoice: { lines: unknown[] }) => invoice.lines.length === 500)).toBe(true);
+    expect(first.body.has_more).toBe(true);
+    const second = await api.http.get('/v1/invoices').query({ limit: 50, cursor: first.body.next_cursor }).set('Authorization', heavy.auth);
+    expect(second.body).toMatchObject({ has_more: false, next_cursor: null });
+    const ids = [...first.body.data, ...second.body.data].map((invoice: { id: string }) => invoice.id);
+    const all = await db.query(`SELECT id FROM invoices WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC`, [heavy.tenant.id]);
+    expect(ids).toEqual(all.map((row: { id: string }) => row.id));
+    // A page the budget does not reach is the limit's, as before.
+    const small = await api.http.get('/v1/invoices').query({ limit: 3 }).set('Authorization', heavy.auth);
+    expect(small.body.data).toHaveLength(3);
+    expect(small.body.has_more).toBe(true);
   });
 
   it('answers the list_invoices tool as the generic reader would', async () => {

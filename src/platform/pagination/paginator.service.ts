@@ -27,6 +27,16 @@ export interface KeysetRow<R> {
 }
 
 /**
+ * What a plain-SQL page fetch returns: up to the rows asked for, and `cut` when it returned
+ * fewer although more follow (a page cut short by a budget of its own, such as the invoices'
+ * lines): the page then ends there and tells that more exist.
+ */
+export interface KeysetRows<R> {
+  rows: KeysetRow<R>[];
+  cut: boolean;
+}
+
+/**
  * Keyset pagination, newest first: `ORDER BY created_at DESC, id DESC`, the cursor holding the
  * last row's created_at to the microsecond and its id. A position, not an offset, so rows
  * inserted meanwhile never shift or repeat a page. Query builders must select from one table
@@ -82,11 +92,11 @@ export class Paginator implements OnModuleInit {
   async keysetPage<R>(
     page: PageRequest,
     options: Pick<PaginateOptions<never, R>, 'list' | 'invalidCursor'>,
-    fetch: (after: CursorPosition | undefined, take: number) => Promise<KeysetRow<R>[]>,
+    fetch: (after: CursorPosition | undefined, take: number) => Promise<KeysetRows<R>>,
   ): Promise<Page<R>> {
     const context = holderContext(options.list, page);
-    const rows = await fetch(this.after(context, page, options.invalidCursor), page.limit + 1);
-    return this.finish(context, page, rows, (last) => last.position, (row) => row.item);
+    const { rows, cut } = await fetch(this.after(context, page, options.invalidCursor), page.limit + 1);
+    return this.finish(context, page, rows, (last) => last.position, (row) => row.item, cut);
   }
 
   private after(context: string, page: PageRequest, invalidCursor: ErrorRef): CursorPosition | undefined {
@@ -96,9 +106,9 @@ export class Paginator implements OnModuleInit {
     return position;
   }
 
-  /** `rows`: up to one more than the limit, the extra one only telling that more exist. */
-  private finish<T, R>(context: string, page: PageRequest, rows: T[], position: (last: T) => CursorPosition, map: (row: T) => R): Page<R> {
-    const hasMore = rows.length > page.limit;
+  /** `rows`: up to one more than the limit, the extra one only telling that more exist; or fewer and `cut`. */
+  private finish<T, R>(context: string, page: PageRequest, rows: T[], position: (last: T) => CursorPosition, map: (row: T) => R, cut = false): Page<R> {
+    const hasMore = rows.length > page.limit || cut;
     const shown = rows.slice(0, page.limit);
     const last = shown.at(-1);
     const nextCursor = hasMore && last ? this.codec.encode(context, position(last)) : null;

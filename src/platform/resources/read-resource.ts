@@ -1,7 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { Scope } from '../catalog/scopes.js';
 import type { CursorPosition } from '../pagination/cursor-codec.js';
-import type { KeysetRow } from '../pagination/paginator.service.js';
+import type { KeysetRows } from '../pagination/paginator.service.js';
 import type { TenantScope } from '../tenancy/tenant-data.js';
 import type { TenantOwnedEntity } from './tenant-owned.entity.js';
 
@@ -48,9 +48,10 @@ export interface ReadResource<E extends TenantOwnedEntity = TenantOwnedEntity, R
    * Optional fast list page for a hot resource, the list's counterpart of `retrieve`: up to
    * `take` representations after `after` (from the newest when undefined), newest first by
    * `created_at` then `id`, each with its position, in one prepared statement. The reader keeps
-   * cursors, limits and `has_more`, so both paths page alike.
+   * cursors, limits and `has_more`, so both paths page alike. A page may stop short of `take`
+   * to keep within a budget of its own (`cut`: more follow).
    */
-  readonly list?: (scope: TenantScope, after: CursorPosition | undefined, take: number) => Promise<KeysetRow<R>[]>;
+  readonly list?: (scope: TenantScope, after: CursorPosition | undefined, take: number) => Promise<KeysetRows<R>>;
 }
 
 /** Declares a resource whose representation maps each row on its own. */

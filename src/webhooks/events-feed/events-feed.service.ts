@@ -73,9 +73,12 @@ export class EventsFeedService {
     // The cursor is signed for these filters: reused with others it is refused.
     const list = `events\n${filters.types ? [...filters.types].sort().join(',') : '*'}\n${filters.since?.toISOString() ?? ''}`;
     return this.paginator.keysetPage(page, { list, invalidCursor: 'EventsInvalidCursor' }, async (after, take) => {
-      if (!everything && types.length === 0) return [];
+      if (!everything && types.length === 0) return { rows: [], cut: false };
       const rows = everything ? await this.everyType(auth.tenantId, filters.since, after, take) : await this.ofTypes(auth.tenantId, types, filters.since, after, take);
-      return rows.map((row) => ({ item: renderEvent(row.envelope, CURRENT_API_VERSION) as unknown as EventDto, position: { createdAt: row.position_ts, id: row.id } }));
+      return {
+        rows: rows.map((row) => ({ item: renderEvent(row.envelope, CURRENT_API_VERSION) as unknown as EventDto, position: { createdAt: row.position_ts, id: row.id } })),
+        cut: false,
+      };
     });
   }
 
