@@ -33,7 +33,10 @@ export function ApiPaginatedResponse(item: Type<unknown>, description: string): 
         properties: {
           data: { type: 'array', items: { $ref: getSchemaPath(item) } },
           next_cursor: { type: ['string', 'null'], description: 'Opaque; null on the last page.' },
-          has_more: { type: 'boolean' },
+          has_more: {
+            type: 'boolean',
+            description: 'Whether more items follow. A page may hold fewer than `limit` items and still have more (a page of invoices stops at 5,000 lines): follow `has_more`, not the count.',
+          },
         },
       },
     }),
