@@ -90,7 +90,7 @@ const server = createServer(async (req, res) => {
       const rows = await query('floor-events', FEED_SQL.ofTypes, [tenantId, types, '-infinity', 'infinity', 'ffffffff-ffff-ffff-ffff-ffffffffffff', limit + 1]);
       const shown = rows.slice(0, limit);
       const last = shown.at(-1);
-      const hasMore = rows.length > limit;
+      const hasMore = rows.length > limit || rows.length < (rows[0]?.fetched ?? 0);
       const next = hasMore ? cursors.encode(`events\n*\n\n${tenantId}`, { createdAt: last.position_ts, id: last.id }) : null;
       return send(res, 200, { data: shown.map((row) => renderEvent(row.envelope, CURRENT_API_VERSION)), next_cursor: next, has_more: hasMore });
     }

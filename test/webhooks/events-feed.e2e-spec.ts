@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { EventType } from '../../src/platform/catalog/event-types.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { EventsRetentionJob } from '../../src/webhooks/delivery/events-retention.job.js';
-import { FEED_SQL } from '../../src/webhooks/events-feed/events-feed.service.js';
+import { FEED_PAGE_BYTES, FEED_SQL } from '../../src/webhooks/events-feed/events-feed.service.js';
 import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
 import { createEndpoint, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
@@ -214,6 +214,40 @@ describe('events feed (e2e)', () => {
       expect(perType).toHaveLength(1);
       expect(perType[0]).toMatchObject({ 'Node Type': 'Index Scan', 'Index Name': 'events_feed_type_idx', 'Actual Loops': 2, 'Actual Rows': 51 });
       expect(perType[0]['Rows Removed by Filter'] ?? 0).toBe(0);
+    }
+  });
+
+  it('ends a page early where its envelopes would pass FEED_PAGE_BYTES, with has_more and a cursor that continues after it', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    // Twelve events of about 600 kB each, a minute apart, and one small one before them.
+    await db.query(
+      `INSERT INTO events (id, tenant_id, type, envelope, created_at, dispatched_at)
+       SELECT id, $1, 'fin.invoice.created', jsonb_build_object('id', id, 'type', 'fin.invoice.created', 'created_at', at, 'data', jsonb_build_object('notes', repeat('x', CASE WHEN g = 0 THEN 10 ELSE 600000 END))), at, now()
+         FROM (SELECT gen_random_uuid() AS id, g, timestamptz '2026-11-01 08:00:00+00' + g * interval '1 minute' AS at FROM generate_series(0, 12) g) AS events`,
+      [session.tenant.id],
+    );
+    const sizes: { id: string; envelope_bytes: number }[] = await db.query(`SELECT id, envelope_bytes FROM events WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC`, [
+      session.tenant.id,
+    ]);
+    let within = 0;
+    for (let total = 0; within < sizes.length && total + sizes[within].envelope_bytes <= FEED_PAGE_BYTES; within += 1) total += sizes[within].envelope_bytes;
+    expect(within).toBeGreaterThan(1);
+    expect(within).toBeLessThan(12);
+
+    const pages: { id: string }[][] = [];
+    let cursor: string | undefined;
+    for (const scope of [Scope.All, Scope.FinInvoicesRead]) {
+      // A key that sees every type reads one range; a narrower one the per-type ranges: both cut alike.
+      const key = scope === Scope.All ? session : await session.newKey([scope]);
+      pages.length = 0;
+      do {
+        const page = await get(`/v1/events?limit=50${cursor ? `&cursor=${cursor}` : ''}`, key.auth);
+        expect(page.status).toBe(200);
+        pages.push(page.body.data);
+        cursor = page.body.next_cursor ?? undefined;
+      } while (cursor);
+      expect(pages.map((page) => page.length)).toEqual([within, sizes.length - within]);
+      expect(pages.flat().map((event) => event.id)).toEqual(sizes.map((row) => row.id));
     }
   });
 

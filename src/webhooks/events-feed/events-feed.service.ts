@@ -22,27 +22,52 @@ interface FeedRow {
   /** created_at in UTC to the microsecond, the cursor's form. */
   position_ts: string;
   id: string;
+  /** Rows the page had before FEED_PAGE_BYTES cut it. */
+  fetched: number;
 }
 
 const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position_ts`;
+
+/**
+ * Bytes of envelope JSON a feed page carries at most (its first event whatever its size). An
+ * event's data can be a whole invoice of 500 long lines, about half a MB, so a page of 100 could
+ * be some 60 MB: a second of the process's event loop taken from every other company's
+ * requests. A page that reaches the budget ends early, with `has_more` and a cursor after its
+ * last event.
+ */
+export const FEED_PAGE_BYTES = 5_000_000;
+
+/**
+ * Keeps of a page's rows (`rows`, ordered newest first, with `created_at` and `envelope_bytes`)
+ * those within FEED_PAGE_BYTES, and tells how many there were (`fetched`). A cut row's
+ * envelope, stored out of line when large, is never read.
+ */
+const withinBudget = (rows: string) => `SELECT id, envelope, position_ts, fetched::int AS fetched FROM (
+      SELECT r.*, count(*) OVER () AS fetched, row_number() OVER w AS n, sum(r.envelope_bytes) OVER w AS bytes_through
+        FROM (${rows}) r
+      WINDOW w AS (ORDER BY r.created_at DESC, r.id DESC)
+    ) page
+   WHERE n = 1 OR bytes_through <= ${FEED_PAGE_BYTES}
+   ORDER BY created_at DESC, id DESC`;
+
 /**
  * The feed's two statements (exported for the test that reads their plans). `everyType`: one
  * range of `events_feed_idx`. `ofTypes`: one range of `events_feed_type_idx` per type, each
- * stopping at the page size, merged.
+ * stopping at the page size, merged. Both then cut at FEED_PAGE_BYTES.
  */
 export const FEED_SQL = {
-  everyType: `SELECT id, envelope, ${POSITION} FROM events
+  everyType: withinBudget(`SELECT id, envelope, envelope_bytes, created_at, ${POSITION} FROM events
      WHERE tenant_id = $1 AND NOT test AND created_at >= $2::timestamptz
        AND (created_at, id) < ($3::timestamp AT TIME ZONE 'UTC', $4::uuid)
-     ORDER BY created_at DESC, id DESC LIMIT $5`,
-  ofTypes: `SELECT e.id, e.envelope, e.position_ts FROM unnest($2::text[]) AS t(type)
+     ORDER BY created_at DESC, id DESC LIMIT $5`),
+  ofTypes: withinBudget(`SELECT e.id, e.envelope, e.envelope_bytes, e.created_at, e.position_ts FROM unnest($2::text[]) AS t(type)
       CROSS JOIN LATERAL (
-        SELECT id, envelope, created_at, ${POSITION} FROM events
+        SELECT id, envelope, envelope_bytes, created_at, ${POSITION} FROM events
          WHERE tenant_id = $1 AND type = t.type AND NOT test AND created_at >= $3::timestamptz
            AND (created_at, id) < ($4::timestamp AT TIME ZONE 'UTC', $5::uuid)
          ORDER BY created_at DESC, id DESC LIMIT $6
       ) e
-     ORDER BY e.created_at DESC, e.id DESC LIMIT $6`,
+     ORDER BY e.created_at DESC, e.id DESC LIMIT $6`),
 };
 
 /** Where a first page starts, and a feed without `since` ends: bounds the keyset condition always has. */
@@ -77,7 +102,7 @@ export class EventsFeedService {
       const rows = everything ? await this.everyType(auth.tenantId, filters.since, after, take) : await this.ofTypes(auth.tenantId, types, filters.since, after, take);
       return {
         rows: rows.map((row) => ({ item: renderEvent(row.envelope, CURRENT_API_VERSION) as unknown as EventDto, position: { createdAt: row.position_ts, id: row.id } })),
-        cut: false,
+        cut: rows.length < (rows[0]?.fetched ?? 0),
       };
     });
   }
