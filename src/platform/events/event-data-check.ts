@@ -1,10 +1,11 @@
-import { Inject, Injectable, Logger, type LoggerService, Module, type Type } from '@nestjs/common';
+import { Inject, Injectable, Module, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { EVENT_DATA_SCHEMAS, type JsonSchema } from '../catalog/event-data-schemas.js';
 import { type EventData, EventCatalog, type EventType } from '../catalog/event-types.js';
+import { quietNestApplication } from '../logging/nest-logger.js';
 import { exampleFor } from '../openapi/openapi-examples.js';
 
 /** The response DTOs whose OpenAPI schemas event data may follow: the registry's item DTOs. */
@@ -15,53 +16,6 @@ const COMPONENTS_ID = 'urn:integrations-api:event-data';
 
 @Module({})
 class NoRoutes {}
-
-/**
- * Nest's logger is one per process: every `new Logger(context)` writes to what the last
- * `useLogger` or `NestFactory` option set. A preview application made with `logger: false`
- * would set nothing for good, and every such line after the first event, the delivery
- * worker's errors among them, would go nowhere.
- */
-class NestLogger extends Logger {
-  static current(): LoggerService | undefined {
-    return this.staticInstanceRef;
-  }
-}
-
-/** Where Nest's lines about starting an application come from: its start-up and the preview-mode banner. */
-const START_UP_CONTEXTS = new Set(['NestFactory', 'InstanceLoader', 'NestApplicationContext']);
-
-/**
- * The process's Nest logger, less the preview application's lines about itself, which would
- * tell operators that an application started.
- */
-class WithoutStartUpLines implements LoggerService {
-  constructor(readonly inner: LoggerService) {}
-
-  log(message: unknown, ...params: unknown[]): void {
-    if (!START_UP_CONTEXTS.has(params.at(-1) as string)) this.inner.log(message, ...params);
-  }
-
-  warn(message: unknown, ...params: unknown[]): void {
-    if (!START_UP_CONTEXTS.has(params.at(-1) as string)) this.inner.warn(message, ...params);
-  }
-
-  error(message: unknown, ...params: unknown[]): void {
-    this.inner.error(message, ...params);
-  }
-
-  debug(message: unknown, ...params: unknown[]): void {
-    this.inner.debug?.(message, ...params);
-  }
-
-  verbose(message: unknown, ...params: unknown[]): void {
-    this.inner.verbose?.(message, ...params);
-  }
-
-  fatal(message: unknown, ...params: unknown[]): void {
-    this.inner.fatal?.(message, ...params);
-  }
-}
 
 /**
  * Event data checked against its type's JSON schema, the one the catalogue publishes (spec
@@ -105,12 +59,7 @@ export class EventDataCheck {
   /** The components, made once and registered with ajv as one schema, so `$ref`s between them resolve. */
   private schemas(): Promise<Record<string, JsonSchema>> {
     this.components ??= (async () => {
-      // Another role's check may be making its own preview application at the same time.
-      const current = NestLogger.current();
-      const processLogger = current instanceof WithoutStartUpLines ? current.inner : current;
-      const app = await NestFactory.create(NoRoutes, { preview: true, logger: processLogger ? new WithoutStartUpLines(processLogger) : false, abortOnError: false }).finally(
-        () => processLogger && Logger.overrideLogger(processLogger),
-      );
+      const app = await quietNestApplication((logger) => NestFactory.create(NoRoutes, { preview: true, logger, abortOnError: false }));
       try {
         const document = SwaggerModule.createDocument(app, new DocumentBuilder().build(), { extraModels: [...this.models] });
         const schemas = { ...(document.components?.schemas as Record<string, JsonSchema>), ...EVENT_DATA_SCHEMAS };
