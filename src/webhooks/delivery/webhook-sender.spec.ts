@@ -19,6 +19,7 @@ describe('classifySendError', () => {
     [error({ code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }), 'tls'],
     [error({ cause: { code: 'CERT_HAS_EXPIRED' } }), 'tls'],
     [error({ code: 'UND_ERR_INVALID_ARG' }), 'protocol'],
+    [Object.assign(new Error('bad response'), { code: 'UND_ERR_SOCKET' }), 'protocol'],
     ['not an error', 'protocol'],
   ])('%o is %s', (thrown, kind) => {
     expect(classifySendError(thrown)).toBe(kind);
@@ -63,6 +64,14 @@ describe('WebhookSender time bounds', () => {
   it('ends a receiver that never answers as a timeout', async () => {
     behave = () => undefined;
     expect(await send('/hang')).toEqual({ errorKind: 'timeout', message: expect.any(String) });
+  });
+
+  it('calls a receiver that answers 100 Continue unasked a protocol failure, not a connection failure', async () => {
+    behave = (response) => {
+      response.writeContinue();
+      response.writeHead(200).end('ok');
+    };
+    expect(await send('/continue')).toEqual({ errorKind: 'protocol', message: expect.any(String) });
   });
 
   it('reads an answer that comes in time', async () => {
