@@ -38,7 +38,8 @@ export const PAGE_LINE_BUDGET = 5000;
 /**
  * A list page: the next `$2` invoices of the company ($1) in the Paginator's keyset order, cut
  * where their lines would pass PAGE_LINE_BUDGET, before any line is read into JSON; `fetched`
- * tells how many there were before the cut. Two statements rather than one with an optional
+ * tells how many there were before the cut. Lines are counted by invoice id alone, from the
+ * index: their foreign key pairs each line's company with its invoice's. Two statements rather than one with an optional
  * cursor: `$3 IS NULL OR (…) < (…)` would keep the cursor out of the index condition in a
  * generic plan, and page 200 would filter its way through every newer invoice.
  */
@@ -46,7 +47,7 @@ const pageSql = (after: string) => `SELECT ${INVOICE_WITH_LINES_COLUMNS}, i.fetc
          to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS page_cursor_ts
     FROM (
       SELECT p.*, count(*) OVER () AS fetched, row_number() OVER w AS n,
-             sum((SELECT count(*) FROM invoice_lines l WHERE l.tenant_id = p.tenant_id AND l.invoice_id = p.id)) OVER w AS lines_through
+             sum((SELECT count(*) FROM invoice_lines l WHERE l.invoice_id = p.id)) OVER w AS lines_through
         FROM (SELECT * FROM invoices i WHERE i.tenant_id = $1 ${after} ORDER BY i.created_at DESC, i.id DESC LIMIT $2) p
       WINDOW w AS (ORDER BY p.created_at DESC, p.id DESC)
     ) i
