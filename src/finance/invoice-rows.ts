@@ -39,9 +39,10 @@ export const PAGE_LINE_BUDGET = 5000;
  * A list page: the next `$2` invoices of the company ($1) in the Paginator's keyset order, cut
  * where their lines would pass PAGE_LINE_BUDGET, before any line is read into JSON; `fetched`
  * tells how many there were before the cut. Lines are counted by invoice id alone, from the
- * index: their foreign key pairs each line's company with its invoice's. Two statements rather than one with an optional
- * cursor: `$3 IS NULL OR (…) < (…)` would keep the cursor out of the index condition in a
- * generic plan, and page 200 would filter its way through every newer invoice.
+ * index: their foreign key pairs each line's company with its invoice's. Two statements rather
+ * than one with an optional cursor: `$3 IS NULL OR (…) < (…)` would keep the cursor out of the
+ * index condition in a generic plan, and page 200 would filter its way through every newer
+ * invoice.
  */
 const pageSql = (after: string) => `SELECT ${INVOICE_WITH_LINES_COLUMNS}, i.fetched::int AS fetched,
          to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS page_cursor_ts
