@@ -10,7 +10,6 @@ import { itemSchema } from './item-schema.js';
 import { countWithinBudget, leanItem, withoutNulls } from './lean.js';
 import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES, type ToolSources } from '../tool-names.js';
 
-
 /** Items per page when a call names no `limit`, and the most a call may ask for. */
 const DEFAULT_TOOL_LIMIT = 10;
 const MAX_TOOL_LIMIT = 50;

@@ -7,6 +7,7 @@ import { isScope } from '../catalog/scopes.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { checkedName } from '../validation/names.js';
+import { TenantData } from './tenant-data.js';
 import { Tenant } from './tenant.entity.js';
 import { User } from './user.entity.js';
 
@@ -25,6 +26,7 @@ export class TenantsService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(TenantData) private readonly data: TenantData,
   ) {}
 
   /** `manager`: the transaction to create the company in (seed:demo), else its own statement. */
@@ -80,7 +82,7 @@ export class TenantsService {
   /** A person of a company; e-mail addresses are unique per company, whatever their case. */
   async createUser(tenantId: string, email: string, permissions: string[], manager: EntityManager = this.dataSource.manager): Promise<User> {
     const valid = validPermissions(permissions);
-    if (!(await manager.getRepository(Tenant).existsBy({ id: tenantId }))) throw new DomainException('TenantNotFound', `Tenant ${tenantId} not found`);
+    if (!(await this.data.forTenant(tenantId, manager).tenantExists())) throw new DomainException('TenantNotFound', `Tenant ${tenantId} not found`);
     // A taken address inserts nothing instead of failing, which would abort the caller's transaction (seed:demo).
     const inserted = await manager.createQueryBuilder().insert().into(User).values({ tenantId, email, permissions: valid }).orIgnore().returning('id').execute();
     const id = (inserted.raw as { id: string }[])[0]?.id;
