@@ -1,4 +1,5 @@
 import type { CursorPosition } from '../platform/pagination/cursor-codec.js';
+import { budgetCut, budgetedPageSql } from '../platform/pagination/budgeted-page.js';
 import type { KeysetRows } from '../platform/pagination/paginator.service.js';
 import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 import { numericColumn } from '../platform/resources/representation.js';
@@ -37,23 +38,19 @@ export const PAGE_LINE_BUDGET = 5000;
 
 /**
  * A list page: the next `$2` invoices of the company ($1) in the Paginator's keyset order, cut
- * where their lines would pass PAGE_LINE_BUDGET, before any line is read into JSON; `fetched`
- * tells how many there were before the cut. Lines are counted by invoice id alone, from the
- * index: their foreign key pairs each line's company with its invoice's. Two statements rather
- * than one with an optional cursor: `$3 IS NULL OR (…) < (…)` would keep the cursor out of the
- * index condition in a generic plan, and page 200 would filter its way through every newer
- * invoice.
+ * where their lines would pass PAGE_LINE_BUDGET, before any line is read into JSON
+ * (budgetedPageSql). Lines are counted by invoice id alone, from the index: their foreign key
+ * pairs each line's company with its invoice's. Two statements rather than one with an optional
+ * cursor: `$3 IS NULL OR (…) < (…)` would keep the cursor out of the index condition in a
+ * generic plan, and page 200 would filter its way through every newer invoice.
  */
-const pageSql = (after: string) => `SELECT ${INVOICE_WITH_LINES_COLUMNS}, i.fetched::int AS fetched,
-         to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS page_cursor_ts
-    FROM (
-      SELECT p.*, count(*) OVER () AS fetched, row_number() OVER w AS n,
-             sum((SELECT count(*) FROM invoice_lines l WHERE l.invoice_id = p.id)) OVER w AS lines_through
-        FROM (SELECT * FROM invoices i WHERE i.tenant_id = $1 ${after} ORDER BY i.created_at DESC, i.id DESC LIMIT $2) p
-      WINDOW w AS (ORDER BY p.created_at DESC, p.id DESC)
-    ) i
-   WHERE i.n = 1 OR i.lines_through <= ${PAGE_LINE_BUDGET}
-   ORDER BY i.created_at DESC, i.id DESC`;
+const pageSql = (after: string) =>
+  budgetedPageSql(
+    `SELECT * FROM invoices i WHERE i.tenant_id = $1 ${after} ORDER BY i.created_at DESC, i.id DESC LIMIT $2`,
+    '(SELECT count(*) FROM invoice_lines l WHERE l.invoice_id = r.id)',
+    PAGE_LINE_BUDGET,
+    `${INVOICE_WITH_LINES_COLUMNS}, to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS page_cursor_ts`,
+  );
 const FIRST_PAGE_SQL = pageSql('');
 const PAGE_AFTER_SQL = pageSql(`AND (i.created_at, i.id) < (CAST($3 AS timestamp) AT TIME ZONE 'UTC', CAST($4 AS uuid))`);
 
@@ -181,6 +178,6 @@ export async function listInvoices(scope: TenantScope, after: CursorPosition | u
     : await scope.hotQuery<InvoiceRow & PagePosition>('invoices-page-first', FIRST_PAGE_SQL, [take]);
   return {
     rows: rows.map((row) => ({ item: invoiceDtoOfRow(row), position: { createdAt: row.page_cursor_ts, id: row.id } })),
-    cut: rows.length < (rows[0]?.fetched ?? 0),
+    cut: budgetCut(rows),
   };
 }

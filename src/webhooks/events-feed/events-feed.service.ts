@@ -4,6 +4,7 @@ import type { AuthContext } from '../../platform/auth/auth-context.js';
 import { EVENT_TYPES, EventCatalog, type EventType } from '../../platform/catalog/event-types.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
+import { budgetCut, budgetedPageSql } from '../../platform/pagination/budgeted-page.js';
 import type { CursorPosition } from '../../platform/pagination/cursor-codec.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
 import { Paginator } from '../../platform/pagination/paginator.service.js';
@@ -37,18 +38,8 @@ const POSITION = `to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:S
  */
 export const FEED_PAGE_BYTES = 5_000_000;
 
-/**
- * Keeps of a page's rows (`rows`, ordered newest first, with `created_at` and `envelope_bytes`)
- * those within FEED_PAGE_BYTES, and tells how many there were (`fetched`). A cut row's
- * envelope, stored out of line when large, is never read.
- */
-const withinBudget = (rows: string) => `SELECT id, envelope, position_ts, fetched::int AS fetched FROM (
-      SELECT r.*, count(*) OVER () AS fetched, row_number() OVER w AS n, sum(r.envelope_bytes) OVER w AS bytes_through
-        FROM (${rows}) r
-      WINDOW w AS (ORDER BY r.created_at DESC, r.id DESC)
-    ) page
-   WHERE n = 1 OR bytes_through <= ${FEED_PAGE_BYTES}
-   ORDER BY created_at DESC, id DESC`;
+/** A page of events (`rows`, with `envelope_bytes`) within FEED_PAGE_BYTES; a cut event's envelope is never read. */
+const withinBudget = (rows: string) => budgetedPageSql(rows, 'r.envelope_bytes', FEED_PAGE_BYTES, 'i.id, i.envelope, i.position_ts');
 
 /**
  * The feed's two statements (exported for the test that reads their plans). `everyType`: one
@@ -102,7 +93,7 @@ export class EventsFeedService {
       const rows = everything ? await this.everyType(auth.tenantId, filters.since, after, take) : await this.ofTypes(auth.tenantId, types, filters.since, after, take);
       return {
         rows: rows.map((row) => ({ item: renderEvent(row.envelope, CURRENT_API_VERSION) as unknown as EventDto, position: { createdAt: row.position_ts, id: row.id } })),
-        cut: rows.length < (rows[0]?.fetched ?? 0),
+        cut: budgetCut(rows),
       };
     });
   }
