@@ -19,6 +19,7 @@ import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js'
 import { renderEvent } from '../dist/webhooks/delivery/webhook-envelope.js';
 import { FEED_SQL } from '../dist/webhooks/events-feed/events-feed.service.js';
 import { CursorCodec } from '../dist/platform/pagination/cursor-codec.js';
+import { budgetCut } from '../dist/platform/pagination/budgeted-page.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -78,8 +79,8 @@ const server = createServer(async (req, res) => {
       const rows = await query('floor-invoices', INVOICE_READS.firstPage, [tenantId, limit + 1]);
       const shown = rows.slice(0, limit);
       const last = shown.at(-1);
-      // The service's page may stop short at its line budget, telling so by `fetched`.
-      const hasMore = rows.length > limit || rows.length < (rows[0]?.fetched ?? 0);
+      // The service's page may stop short at its line budget.
+      const hasMore = rows.length > limit || budgetCut(rows);
       const next = hasMore ? cursors.encode(`invoices\n${tenantId}`, { createdAt: last.page_cursor_ts, id: last.id }) : null;
       return send(res, 200, { data: shown.map(invoiceDtoOfRow), next_cursor: next, has_more: hasMore });
     }
@@ -90,7 +91,7 @@ const server = createServer(async (req, res) => {
       const rows = await query('floor-events', FEED_SQL.ofTypes, [tenantId, types, '-infinity', 'infinity', 'ffffffff-ffff-ffff-ffff-ffffffffffff', limit + 1]);
       const shown = rows.slice(0, limit);
       const last = shown.at(-1);
-      const hasMore = rows.length > limit || rows.length < (rows[0]?.fetched ?? 0);
+      const hasMore = rows.length > limit || budgetCut(rows);
       const next = hasMore ? cursors.encode(`events\n*\n\n${tenantId}`, { createdAt: last.position_ts, id: last.id }) : null;
       return send(res, 200, { data: shown.map((row) => renderEvent(row.envelope, CURRENT_API_VERSION)), next_cursor: next, has_more: hasMore });
     }
