@@ -20,6 +20,7 @@ describe('classifySendError', () => {
     [error({ cause: { code: 'CERT_HAS_EXPIRED' } }), 'tls'],
     [error({ code: 'UND_ERR_INVALID_ARG' }), 'protocol'],
     [Object.assign(new Error('bad response'), { code: 'UND_ERR_SOCKET' }), 'protocol'],
+    [Object.assign(new Error('bad upgrade'), { code: 'UND_ERR_SOCKET' }), 'protocol'],
     ['not an error', 'protocol'],
   ])('%o is %s', (thrown, kind) => {
     expect(classifySendError(thrown)).toBe(kind);
@@ -72,6 +73,13 @@ describe('WebhookSender time bounds', () => {
       response.writeHead(200).end('ok');
     };
     expect(await send('/continue')).toEqual({ errorKind: 'protocol', message: expect.any(String) });
+  });
+
+  it('calls a receiver that switches protocols unasked a protocol failure, not a connection failure', async () => {
+    behave = (response) => {
+      response.socket?.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\nConnection: Upgrade\r\n\r\n');
+    };
+    expect(await send('/upgrade')).toEqual({ errorKind: 'protocol', message: expect.any(String) });
   });
 
   it('reads an answer that comes in time', async () => {

@@ -123,8 +123,8 @@ const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME']);
 
 type ErrorLike = { name?: unknown; code?: unknown; message?: unknown; cause?: ErrorLike };
 
-/** undici's socket error when the receiver answered what HTTP does not allow, such as a 100 Continue nobody asked for. */
-const BAD_RESPONSE = 'bad response';
+/** undici's socket errors when the receiver answered what HTTP does not allow: a 100 Continue or a 101 Switching Protocols nobody asked for. */
+const UNASKED_ANSWERS = new Set(['bad response', 'bad upgrade']);
 
 /** The kind of a failed exchange, from the error undici (or the socket under it) threw. */
 export function classifySendError(error: unknown): SendErrorKind {
@@ -133,7 +133,7 @@ export function classifySendError(error: unknown): SendErrorKind {
     const code = current.code;
     if (current.name === 'TimeoutError' || (typeof code === 'string' && TIMEOUT_CODES.has(code))) return 'timeout';
     if (typeof code !== 'string') continue;
-    if (code === 'UND_ERR_SOCKET' && current.message === BAD_RESPONSE) return 'protocol';
+    if (code === 'UND_ERR_SOCKET' && UNASKED_ANSWERS.has(current.message as string)) return 'protocol';
     if (DNS_CODES.has(code)) return 'dns';
     if (/^(ERR_TLS|ERR_SSL|CERT_|DEPTH_ZERO|SELF_SIGNED|UNABLE_TO_(GET|VERIFY))/.test(code) || code.includes('CERT')) return 'tls';
     if (CONNECT_CODES.has(code)) return 'connect';
