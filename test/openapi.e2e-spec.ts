@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { isUnversionedPath } from '../src/platform/versioning/api-version.js';
 import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
@@ -46,12 +47,12 @@ describe('OpenAPI document (e2e)', () => {
       expect(document.components.securitySchemes.bearerApiKey).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'oh_live_<prefix>_<secret>' });
     });
 
-    it('includes every mounted controller (test routes too) but not the health probes', () => {
+    it('includes every mounted controller (test routes too) and the problem type pages, but not the health probes', () => {
       // Every route express mounts, `:id` written as OpenAPI's `{id}`; feature modules add theirs.
       const stack = (api.app.getHttpAdapter().getInstance() as { router: { stack: { route?: { path: string } }[] } }).router.stack;
       const mounted = new Set(stack.flatMap(({ route }) => (route ? [route.path.replace(/:(\w+)/g, '{$1}')] : [])));
       expect([...mounted]).toEqual(expect.arrayContaining(['/healthz', '/readyz', '/v1/openapi.json', '/v1/test_events', '/v1/test_events/{id}', '/v1/test_failure', '/v1/invoices/{id}/void']));
-      expect(Object.keys(document.paths).sort()).toEqual([...mounted].filter((path) => path.startsWith('/v1/')).sort());
+      expect(Object.keys(document.paths).sort()).toEqual([...mounted].filter((path) => path.startsWith('/v1/') || path.startsWith('/errors')).sort());
     });
 
     it('documents the Idempotency-Key header and its 409 on @Idempotent() operations only', () => {
@@ -74,11 +75,11 @@ describe('OpenAPI document (e2e)', () => {
       expect(document.paths['/v1/openapi.json'].get.security).toEqual([]);
     });
 
-    it('puts the OH-Version header parameter on every operation except the specification download', () => {
+    it('puts the OH-Version header parameter on every operation except the specification download and the problem type pages', () => {
       expect(document.components.parameters.OhVersion).toMatchObject({ name: 'OH-Version', in: 'header', required: false });
       expect(document.components.parameters.OhVersion.description).toMatch(/2026-05-16.*400.*410/s);
       for (const { path, operation } of operations(document)) {
-        if (path === '/v1/openapi.json') {
+        if (isUnversionedPath(path)) {
           expect(operation.parameters ?? []).not.toContainEqual({ $ref: '#/components/parameters/OhVersion' });
           expect(Object.keys(operation.responses)).not.toEqual(expect.arrayContaining(['400']));
           expect(operation.responses['200'].headers['OH-Version']).toBeUndefined();
@@ -94,7 +95,7 @@ describe('OpenAPI document (e2e)', () => {
       );
       let errorResponses = 0;
       for (const { path, operation } of operations(document)) {
-        const pipeline = path === '/v1/openapi.json' ? ['431', '500'] : ['400', '410', '431', '500', '503'];
+        const pipeline = isUnversionedPath(path) ? ['431', '500'] : ['400', '410', '431', '500', '503'];
         expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(pipeline));
         for (const [status, response] of Object.entries(operation.responses as Json)) {
           expect(response.headers['x-trace-id']).toEqual({ $ref: '#/components/headers/TraceId' });

@@ -13,7 +13,7 @@ export class ProblemFieldErrorDto {
 
 /** RFC 9457 problem details, as every error of this API is answered (spec section 7). */
 export class ProblemDto {
-  @ApiProperty({ format: 'uri', example: 'https://api.example.com/errors/validation' })
+  @ApiProperty({ format: 'uri', example: 'https://api.example.com/errors/validation', description: 'The problem type; under the default ERRORS_BASE_URL, GET it for the type and its detail keys.' })
   type: string;
 
   @ApiProperty({ example: 'Validation failed' })

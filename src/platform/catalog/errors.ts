@@ -1,23 +1,35 @@
 /**
- * Every error the API can answer with: its `detail_key`, HTTP status, problem `type` slug and
- * title (spec section 7). Domain exceptions name an entry of this catalogue; the problem filter
- * turns it into application/problem+json. Nothing else in the code spells a detail key.
+ * Each problem `type` slug with its title and what it covers: the page its URL answers
+ * (`GET /errors/{type}`, with the detail keys below that carry it).
  */
-export type ProblemType =
-  | 'validation'
-  | 'not-found'
-  | 'forbidden'
-  | 'idempotency-conflict'
-  | 'conflict'
-  | 'unauthorized'
-  | 'unsupported-version'
-  | 'version-sunset'
-  | 'rate-limited'
-  | 'quota-exceeded'
-  | 'payload-too-large'
-  | 'method-not-allowed'
-  | 'bad-request'
-  | 'internal';
+export const PROBLEM_TYPES = {
+  validation: {
+    title: 'Validation failed',
+    description:
+      'The request was understood, but a body member, query parameter, path id, cursor or header value is not acceptable, or a business rule refused it. `field` names the member at fault; `errors` lists each fault with its `path` and `code`.',
+  },
+  'not-found': { title: 'Not found', description: 'No such record for this company and key, no such route, or the company is no longer active.' },
+  forbidden: { title: 'Forbidden', description: 'The credential is valid but may not do this: a missing scope (`missing_scope`, `missing_scopes`) or a permission not granted.' },
+  'idempotency-conflict': {
+    title: 'Idempotency conflict',
+    description: 'The `Idempotency-Key` was used before with a different body, its first answer cannot be replayed, or that request is still running.',
+  },
+  conflict: { title: 'Conflict', description: 'The record is not in a state that allows this operation.' },
+  unauthorized: { title: 'Unauthorized', description: 'The credential is missing, malformed, unknown, revoked or expired.' },
+  'unsupported-version': { title: 'Unsupported API version', description: 'The `OH-Version` header names a version this server does not serve; `supported_versions` lists those it does.' },
+  'version-sunset': { title: 'API version sunset', description: 'The `OH-Version` header names a version that is no longer served.' },
+  'rate-limited': { title: 'Rate limited', description: 'Too many requests from this credential: wait the `Retry-After` seconds, then repeat.' },
+  'quota-exceeded': { title: 'Quota exceeded', description: 'A count the company may hold is reached (`limit` gives it). No `Retry-After`: free a place first.' },
+  'payload-too-large': { title: 'Payload too large', description: 'The request body is larger than the API accepts.' },
+  'method-not-allowed': { title: 'Method not allowed', description: 'The path exists, but not with this method; the `Allow` header lists those it has.' },
+  'bad-request': { title: 'Bad request', description: 'The HTTP request itself could not be read: malformed, too slow, headers too large, or a body in an unsupported encoding.' },
+  internal: {
+    title: 'Server error',
+    description: 'The service could not answer. A 503 is transient: repeat after `Retry-After`. A 500 never carries internal details: quote the `x-trace-id` header when reporting it.',
+  },
+} as const satisfies Record<string, { title: string; description: string }>;
+
+export type ProblemType = keyof typeof PROBLEM_TYPES;
 
 export interface ErrorDefinition {
   readonly detailKey: string;
@@ -31,6 +43,11 @@ export interface ErrorDefinition {
 const def = (detailKey: string, status: number, type: ProblemType, title: string, code?: string): ErrorDefinition =>
   code === undefined ? { detailKey, status, type, title } : { detailKey, status, type, title, code };
 
+/**
+ * Every error the API can answer with: its `detail_key`, HTTP status, problem `type` slug and
+ * title (spec section 7). Domain exceptions name an entry of this catalogue; the problem filter
+ * turns it into application/problem+json. Nothing else in the code spells a detail key.
+ */
 export const Errors = {
   // Platform: authentication, tenancy, scopes
   Unauthenticated: def('errors.integrations.unauthenticated', 401, 'unauthorized', 'Missing or invalid API key'),

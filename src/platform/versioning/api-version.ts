@@ -1,4 +1,4 @@
-import { isDocsPath } from '../api-docs/docs-path.js';
+import { isDocsPath, isProblemTypesPath } from '../api-docs/docs-path.js';
 import { DomainException } from '../errors/domain.exception.js';
 
 /** The current API version (spec section 9). */
@@ -12,10 +12,10 @@ export const VERSION_HEADER = 'OH-Version';
 /**
  * Paths outside the versioned API, where `OH-Version` is neither checked nor answered: the
  * specification download (spec section 4 lists OH-Version for every operation except it), the
- * health probes and the documentation page.
+ * health probes and the documentation pages.
  */
 export function isUnversionedPath(path: string): boolean {
-  return path === '/v1/openapi.json' || path === '/healthz' || path === '/readyz' || isDocsPath(path);
+  return path === '/v1/openapi.json' || path === '/healthz' || path === '/readyz' || isDocsPath(path) || isProblemTypesPath(path);
 }
 
 /**
