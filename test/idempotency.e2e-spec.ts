@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
@@ -227,6 +227,29 @@ describe('Idempotency-Key (e2e)', () => {
     expectProblem(res, 422, 'errors.common.validation.invalid_input', 'validation');
     expect(await rows()).toEqual([]);
     expect(await executions()).toBe(0);
+  });
+
+  describe('a path longer than an index entry can hold', () => {
+    // Random characters, so that PostgreSQL cannot compress them below its 2.7 kB entry limit.
+    const longSegment = () => randomBytes(3000).toString('base64url').slice(0, 3500);
+
+    it('is stored and replayed like any other', async () => {
+      const path = `/v1/test_idempotency/${longSegment()}`;
+      const first = await post(path, 'long', {});
+      expect(first.status).toBe(201);
+      const repeat = await post(path, 'long', {});
+      expect(repeat.status).toBe(201);
+      expect(repeat.headers['idempotency-replayed']).toBe('true');
+      expect(repeat.body).toEqual(first.body);
+      expect(await executions()).toBe(1);
+      expect((await rows()).map((row) => row.path)).toEqual([path]);
+    });
+
+    it('with a malformed id gets the route’s 422 invalid_input, not stored', async () => {
+      const res = await api.http.patch(`/v1/test_idempotency/items/${longSegment()}`).set('Authorization', session.auth).set('Idempotency-Key', 'k').send({});
+      expectProblem(res, 422, 'errors.common.validation.invalid_input', 'validation');
+      expect(await rows()).toEqual([]);
+    });
   });
 
   it('does not store a 5xx: a retry runs again', async () => {

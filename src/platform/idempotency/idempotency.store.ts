@@ -59,7 +59,7 @@ interface ExistingRow {
 const CLAIM_SQL = `
   INSERT INTO idempotency_keys AS k (tenant_id, api_key_id, key, method, path, request_hash, state, lock_token, expires_at)
   VALUES ($1, $2, $3, $4, $5, $6, 'in_progress', $7, clock_timestamp() + make_interval(hours => $8))
-  ON CONFLICT ON CONSTRAINT idempotency_keys_request_key DO UPDATE SET
+  ON CONFLICT (tenant_id, api_key_id, key, method, md5(path)) DO UPDATE SET
     request_hash = EXCLUDED.request_hash,
     state = 'in_progress',
     lock_token = EXCLUDED.lock_token,
@@ -121,7 +121,7 @@ export class IdempotencyStore {
         `SELECT request_hash, state, response_status, response_headers, response_body, response_body_ciphertext,
                 locked_at <= clock_timestamp() - make_interval(secs => $6) AS stale
            FROM idempotency_keys
-          WHERE tenant_id = $1 AND api_key_id = $2 AND key = $3 AND method = $4 AND path = $5`,
+          WHERE tenant_id = $1 AND api_key_id = $2 AND key = $3 AND method = $4 AND md5(path) = md5($5)`,
         [scope.tenantId, scope.apiKeyId, scope.key, scope.method, scope.path, STALE_CLAIM_SECONDS],
       );
       if (!row) continue;
