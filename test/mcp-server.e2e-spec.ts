@@ -148,7 +148,7 @@ describe('agent-tool server (e2e)', () => {
       expect(first.structuredContent.data).toHaveLength(2);
       expect(text(first)).not.toContain('null');
       expect(first.structuredContent.next_cursor).toEqual(expect.any(String));
-      expect(first.structuredContent.hint).toMatch(/call list_vehicles again .* cursor/);
+      expect(first.structuredContent.hint).toMatch(/call this tool again .* cursor/);
       const second: any = await legacy.callTool({ name: 'list_vehicles', arguments: { limit: 2, cursor: first.structuredContent.next_cursor } });
       const ids = (page: any) => page.structuredContent.data.map((item: { id: string }) => item.id);
       expect(ids(second)).toHaveLength(2);

@@ -1,11 +1,14 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { READ_RESOURCES } from '../src/app/features.js';
+import { startApi } from './support/api.js';
 import { runCli } from './support/cli.js';
 import { credentials, modernClient, shortcut, startMcp, type TestMcp } from './support/mcp.js';
 
 interface Demo {
   tenant: { id: string; slug: string };
   mcp_token: string;
+  keys: { finance_write: string };
+  customer_ids: string[];
 }
 
 const text = (result: any): string => result.content[0].text as string;
@@ -143,6 +146,55 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const refused: any = await client.callTool({ name: 'search_records', arguments: { query: 'a', resources: ['invoices', 'vehicles'], fields: ['colour'] } });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/^fields: None of invoices, vehicles has a member colour/);
+    });
+  });
+
+  describe('a record larger than a result', () => {
+    let invoiceId: string;
+
+    beforeAll(async () => {
+      // 500 lines of 1,000 characters, two bytes each in UTF-8: over 1 MB as one record.
+      const api = await startApi();
+      try {
+        const lines = Array.from({ length: 500 }, (_, index) => ({ description: `${String(index).padStart(3, '0')} ${'Ü'.repeat(996)}`, qty: 1, unit_price_minor: 1, tax_rate: 0 }));
+        const created = await api.http
+          .post('/v1/invoices')
+          .set('Authorization', `Bearer ${demo.keys.finance_write}`)
+          .send({ customer_id: demo.customer_ids[0], currency: 'EUR', lines, notes: 'Ü'.repeat(2000) });
+        expect(created.status).toBe(201);
+        invoiceId = created.body.id;
+      } finally {
+        await api.close();
+      }
+    });
+
+    const expectCut = (result: any, invoice: any) => {
+      expect(result.isError).toBeFalsy();
+      expect(Buffer.byteLength(text(result))).toBeLessThanOrEqual(10_000);
+      expect(invoice).toMatchObject({ id: invoiceId, line_count: 500 });
+      expect(invoice.lines.length).toBeGreaterThan(0);
+      expect(invoice.lines.length).toBeLessThan(500);
+      expect(invoice.lines.map((line: { description: string }) => line.description.slice(0, 3))).toEqual(invoice.lines.map((_: unknown, index: number) => String(index).padStart(3, '0')));
+      expect(result.structuredContent.hint).toMatch(new RegExp(`lines holds the first ${invoice.lines.length} of line_count`));
+    };
+
+    it.each([
+      ['get_record', { resource: 'invoices' }],
+      ['get_invoices', {}],
+    ])('%s keeps the leading lines that fit, with their count and a hint', async (name, args) => {
+      const result: any = await client.callTool({ name, arguments: { ...args, id: invoiceId } });
+      expectCut(result, result.structuredContent);
+      expect(result.structuredContent.notes).toBe('Ü'.repeat(2000));
+    });
+
+    it('list_records with lines in fields cuts the one record its page holds, and pages on', async () => {
+      const result: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 5, fields: ['lines'] } });
+      expect(result.structuredContent.data).toHaveLength(1);
+      expectCut(result, result.structuredContent.data[0]);
+      expect(result.structuredContent.hint).toMatch(/call this tool again with the same arguments and cursor/);
+      const next: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 5, fields: ['lines'], cursor: result.structuredContent.next_cursor } });
+      expect(next.isError).toBeFalsy();
+      expect(next.structuredContent.data[0].id).not.toBe(invoiceId);
     });
   });
 

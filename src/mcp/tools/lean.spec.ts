@@ -1,4 +1,4 @@
-import { countWithinBudget, leanItem, withoutNulls } from './lean.js';
+import { countWithinBudget, fitItem, leanItem, withoutNulls } from './lean.js';
 
 describe('withoutNulls', () => {
   it('drops null members at every depth and keeps everything else', () => {
@@ -27,5 +27,29 @@ describe('leanItem', () => {
   it('keeps only id and the fields asked for, nested records in full when named', () => {
     expect(leanItem(invoice, ['lines'])).toEqual({ id: 'i', lines: [{ id: 'l1' }, { id: 'l2' }] });
     expect(leanItem(invoice, ['notes', 'number'])).toEqual({ id: 'i', notes: '' });
+  });
+});
+
+describe('fitItem', () => {
+  const lines = Array.from({ length: 100 }, (_, index) => ({ id: `l${index}`, text: 'x'.repeat(80) }));
+  const invoice = { id: 'i', notes: 'n'.repeat(50), lines, codes: ['a'] };
+
+  it('leaves an item within the budget as it is', () => {
+    expect(fitItem(invoice, 1_000_000)).toEqual({ item: invoice, cut: [] });
+  });
+
+  it('keeps the leading nested records that fit, their count beside them, and every other member', () => {
+    const { item, cut } = fitItem(invoice, 2_000);
+    expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThanOrEqual(2_000);
+    const kept = item.lines as typeof lines;
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept).toEqual(lines.slice(0, kept.length));
+    expect(item).toMatchObject({ id: 'i', notes: invoice.notes, codes: ['a'], line_count: 100 });
+    expect(cut).toEqual([`lines holds the first ${kept.length} of line_count`]);
+  });
+
+  it('keeps no nested record when the rest of the item leaves no room', () => {
+    const { item } = fitItem(invoice, 100);
+    expect(item).toMatchObject({ lines: [], line_count: 100 });
   });
 });

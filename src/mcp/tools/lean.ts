@@ -14,14 +14,57 @@ export function withoutNulls<T>(value: T): T {
   return value;
 }
 
-/** How many of `items`, from the first, fit into `budget` bytes of JSON (at least one). */
-export function countWithinBudget(items: readonly unknown[], budget: number): number {
+const jsonBytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
+
+/** How many of `items`, from the first, fit into `budget` bytes of JSON. */
+function countWithin(items: readonly unknown[], budget: number): number {
   let used = 0;
   for (let index = 0; index < items.length; index += 1) {
-    used += Buffer.byteLength(JSON.stringify(items[index])) + 1;
-    if (used > budget) return Math.max(1, index);
+    used += jsonBytes(items[index]) + 1;
+    if (used > budget) return index;
   }
   return items.length;
+}
+
+/** How many of `items`, from the first, fit into `budget` bytes of JSON (at least one: a caller always makes progress). */
+export function countWithinBudget(items: readonly unknown[], budget: number): number {
+  return Math.max(1, countWithin(items, budget));
+}
+
+const isRecordList = (value: unknown): value is unknown[] => Array.isArray(value) && value.length > 0 && value.every((entry) => typeof entry === 'object' && entry !== null);
+
+/** The member that counts an array of records: `lines` → `line_count`. */
+const countName = (name: string) => `${name.replace(/s$/, '')}_count`;
+
+/**
+ * An item within `budget` bytes of JSON. Its scalar members are bounded by the resource's
+ * schema, its arrays of records are not (an invoice holds up to 500 lines of 1,000 characters,
+ * over 1 MB), so those keep the leading records that fit, with their full count beside them
+ * (`line_count`). `cut` names each array cut short, for the result's hint.
+ */
+export function fitItem(item: Record<string, unknown>, budget: number): { item: Record<string, unknown>; cut: string[] } {
+  if (jsonBytes(item) <= budget) return { item, cut: [] };
+  const lists = Object.keys(item).filter((name) => isRecordList(item[name]));
+  const rest = Object.fromEntries(Object.entries(item).filter(([name]) => !lists.includes(name)));
+  // Room for the counts: `,"line_count":500` at most 30 bytes each.
+  let left = budget - jsonBytes(rest) - lists.length * 30;
+  const fitted: Record<string, unknown> = {};
+  const cut: string[] = [];
+  for (const [name, value] of Object.entries(item)) {
+    if (!lists.includes(name)) {
+      fitted[name] = value;
+      continue;
+    }
+    const records = value as unknown[];
+    const kept = records.slice(0, countWithin(records, Math.max(0, left - name.length - 5)));
+    left -= jsonBytes(kept) + name.length + 5;
+    fitted[name] = kept;
+    if (kept.length < records.length) {
+      fitted[countName(name)] = records.length;
+      cut.push(`${name} holds the first ${kept.length} of ${countName(name)}`);
+    }
+  }
+  return { item: fitted, cut };
 }
 
 /**
@@ -35,8 +78,8 @@ export function leanItem(item: Record<string, unknown>, fields?: readonly string
     if (fields && name !== 'id' && !fields.includes(name)) continue;
     if (Array.isArray(value)) {
       if (value.length === 0) continue;
-      if (!fields?.includes(name) && value.every((entry) => typeof entry === 'object' && entry !== null)) {
-        lean[`${name.replace(/s$/, '')}_count`] = value.length;
+      if (!fields?.includes(name) && isRecordList(value)) {
+        lean[countName(name)] = value.length;
         continue;
       }
     }

@@ -7,7 +7,7 @@ import { ResourceReader } from '../../platform/resources/resource-reader.service
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
 import { itemSchema } from './item-schema.js';
-import { countWithinBudget, leanItem, withoutNulls } from './lean.js';
+import { countWithinBudget, fitItem, leanItem, withoutNulls } from './lean.js';
 import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES, type ToolSources } from '../tool-names.js';
 
 /** Items per page when a call names no `limit`, and the most a call may ask for. */
@@ -15,9 +15,13 @@ const DEFAULT_TOOL_LIMIT = 10;
 const MAX_TOOL_LIMIT = 50;
 /**
  * JSON bytes of items one call answers at most (about 2,200 tokens); a page that would exceed it
- * is cut short. With the page's cursor and hint, a result stays within 10,000 bytes.
+ * is cut short, and a record that alone would exceed it has its nested records cut (fitItem).
+ * With the page's cursor and hint, a result stays within 10,000 bytes.
  */
 const RESULT_BUDGET_BYTES = 9_000;
+
+const PAGING_HINT = 'More results: call this tool again with the same arguments and cursor set to next_cursor.';
+const cutHint = (cut: readonly string[]) => `Cut to fit the result size: ${cut.join('; ')}.`;
 /** `recent_*` without `since` looks back this far. */
 const DEFAULT_RECENT_DAYS = 7;
 
@@ -164,7 +168,7 @@ export class ToolCatalog {
         title: `List ${plural}`,
         description: `Lists the company's ${plural}, newest first. ${resource.description}`,
         input: z.object({ limit, cursor, fields }).strict(),
-        run: (tenantId, args) => this.page(resource, resourceToolName('list', resource.name), args, (page) => this.reader.list(resource, tenantId, page), tenantId),
+        run: (tenantId, args) => this.page(resource, args, (page) => this.reader.list(resource, tenantId, page), tenantId),
       },
       {
         ...common,
@@ -172,7 +176,7 @@ export class ToolCatalog {
         title: `Get ${resource.article} ${resource.singular}`,
         description: `Gets one ${resource.singular} by its id, nested records included. ${resource.description}`,
         input: z.object({ id: z.guid().describe(`The ${resource.singular}'s id.`), fields }).strict(),
-        output: item,
+        output: listItem(item).extend({ hint: z.string().optional() }),
         run: (tenantId, args) => this.get(resource, tenantId, args),
       },
       {
@@ -181,8 +185,7 @@ export class ToolCatalog {
         title: `Search ${plural}`,
         description: `Finds ${plural} whose ${searched} contain every word of the query (case-insensitive), newest first.`,
         input: z.object({ query: z.string().trim().min(1).max(200).describe(`Words to look for in ${searched}.`), limit, cursor, fields }).strict(),
-        run: (tenantId, args) =>
-          this.page(resource, resourceToolName('search', resource.name), args, (page) => this.reader.search(resource, tenantId, args.query as string, page), tenantId),
+        run: (tenantId, args) => this.page(resource, args, (page) => this.reader.search(resource, tenantId, args.query as string, page), tenantId),
       },
       {
         ...common,
@@ -190,8 +193,7 @@ export class ToolCatalog {
         title: `Recent ${resource.singular} changes`,
         description: `Lists ${plural} created or changed since a time, most recently changed first.`,
         input: z.object({ since, limit, cursor, fields }).strict(),
-        run: (tenantId, args) =>
-          this.page(resource, resourceToolName('recent', resource.name), args, (page) => this.reader.recent(resource, tenantId, sinceOf(args), page), tenantId),
+        run: (tenantId, args) => this.page(resource, args, (page) => this.reader.recent(resource, tenantId, sinceOf(args), page), tenantId),
       },
     ];
   }
@@ -294,7 +296,9 @@ export class ToolCatalog {
   private async get(resource: ReadResource<any, any>, tenantId: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
     const wanted = this.fieldsOf(resource, args);
     const item = withoutNulls(await this.reader.get(resource, tenantId, args.id as string)) as Record<string, unknown>;
-    return wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'id' || wanted.includes(name))) : item;
+    const chosen = wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'id' || wanted.includes(name))) : item;
+    const fitted = fitItem(chosen, RESULT_BUDGET_BYTES);
+    return fitted.cut.length === 0 ? fitted.item : { ...fitted.item, hint: cutHint(fitted.cut) };
   }
 
   /** The `fields` argument, checked against the resource's members. */
@@ -309,11 +313,11 @@ export class ToolCatalog {
 
   /**
    * One page of lean items within the byte budget: a page that would exceed it is fetched again
-   * with fewer items, so its next_cursor continues right after the last item shown.
+   * with fewer items, so its next_cursor continues right after the last item shown. The hint
+   * names no tool: a compact tool answers the page of the resource tool it stands for.
    */
   private async page(
     resource: ReadResource<any, any>,
-    tool: string,
     args: Record<string, unknown>,
     fetch: (page: PageRequest) => Promise<Page<object>>,
     tenantId: string,
@@ -330,8 +334,11 @@ export class ToolCatalog {
       page = await fetch({ limit: fits, cursor, holder });
       data = lean(page);
     }
-    if (!page.next_cursor) return { data };
-    return { data, next_cursor: page.next_cursor, hint: `More results: call ${tool} again with the same arguments and cursor set to next_cursor.` };
+    // Only a page of one item can be over the budget: the item alone is.
+    const fitted = data.length === 1 ? fitItem(data[0], RESULT_BUDGET_BYTES) : { item: undefined, cut: [] };
+    if (fitted.item) data = [fitted.item];
+    const hint = [...(fitted.cut.length > 0 ? [cutHint(fitted.cut)] : []), ...(page.next_cursor ? [PAGING_HINT] : [])].join(' ');
+    return { data, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(hint ? { hint } : {}) };
   }
 
   /**
