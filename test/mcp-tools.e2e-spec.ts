@@ -94,6 +94,15 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(listed.status).toBe(400);
       expect(listed.body).toEqual({ error: expect.objectContaining({ code: -32602, message: expect.stringMatching(message) }) });
     });
+
+    it.each([
+      ['an unknown toolset', { method: 'notifications/initialized' }, { 'X-MCP-Toolsets': 'payroll' }],
+      ['U+0000 in its params', { method: 'notifications/cancelled', params: { requestId: 1, reason: 'a\u0000' } }, {}],
+    ])('refuses a notification with %s by an HTTP 400, never a JSON-RPC answer with 200', async (_, message, headers) => {
+      const answer = await rpc({ jsonrpc: '2.0', ...message }, headers);
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32602 } });
+    });
   });
 
   describe('lean results', () => {
