@@ -462,3 +462,36 @@ describe('agent-tool server (e2e)', () => {
     }
   });
 });
+
+/**
+ * Failed authentications on the agent-tool server count per client address with the REST
+ * API's, on a Redis prefix of its own so other tests' failures (all from 127.0.0.1) do not
+ * count. Behind a trusted proxy, the address is the one X-Forwarded-For names.
+ */
+describe('agent-tool server: failed-authentication limit per client address (e2e)', () => {
+  let mcp: TestMcp;
+  let demo: Demo;
+
+  beforeAll(async () => {
+    demo = (await runCli('seed:demo', '--records', '1')).json as unknown as Demo;
+    mcp = await startMcp({ AUTH_FAILURES_PER_MINUTE: '3', TRUST_PROXY: 'loopback', REDIS_PREFIX: `${process.env.REDIS_PREFIX}-mcp-auth-failures` });
+  });
+  afterAll(() => mcp?.close());
+
+  const from = (address: string, token: string) => shortcut(mcp.base, '/tools/list', { ...credentials(token, demo.tenant.slug), 'X-Forwarded-For': address });
+
+  it('answers 429 with Retry-After past the limit, then refuses that address even a valid token, and no other address', async () => {
+    const wrong = `oht_zzzzzzzzzzzz_${'A'.repeat(43)}`;
+    for (let attempt = 0; attempt < 3; attempt += 1) expect((await from('203.0.113.7', wrong)).status).toBe(401);
+    const refused = await from('203.0.113.7', wrong);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(refused.body).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"auth_failures";q=3;w=60');
+
+    expect((await from('203.0.113.7', demo.mcp_token)).status).toBe(429);
+    expect((await from('203.0.113.8', demo.mcp_token)).status).toBe(200);
+    expect((await fetch(`${mcp.base}/handshake`, { headers: { 'X-Forwarded-For': '203.0.113.7' } })).status).toBe(200);
+  });
+});

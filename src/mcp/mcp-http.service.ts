@@ -12,6 +12,8 @@ import { onRequestDone, requestLogLine } from '../platform/logging/request-log.j
 import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../platform/rate-limit/rate-limit-headers.js';
 import { mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
 import { RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
+import { AuthFailureLimiter } from '../platform/rate-limit/auth-failure-limiter.service.js';
+import { clientAddressReader } from '../platform/http/client-address.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
 import { checkBody, checkUtf8, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
@@ -50,12 +52,14 @@ export class McpHttpService {
   private readonly allowedOrigins: string[];
   private readonly mcp: ReturnType<typeof toNodeHandler>;
   private readonly logRequest: ReturnType<typeof onRequestDone>;
+  private readonly clientAddress: (request: IncomingMessage) => string;
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(McpTokensService) private readonly tokens: McpTokensService,
     @Inject(ToolServer) private readonly tools: ToolServer,
     @Inject(RateLimiterService) private readonly rateLimiter: RateLimiterService,
+    @Inject(AuthFailureLimiter) private readonly failures: AuthFailureLimiter,
     @Inject(Metrics) private readonly metrics: Metrics,
     @Inject(PINO_LOGGER) pino: PinoLogger,
   ) {
@@ -72,6 +76,7 @@ export class McpHttpService {
       },
     );
     this.window = mcpWindow(config.MCP_RATE_LIMIT_PER_MINUTE);
+    this.clientAddress = clientAddressReader(config.trustProxy);
     this.allowedOrigins = [...localhostAllowedOrigins(), ...config.MCP_ALLOWED_ORIGINS];
     this.mcp = toNodeHandler(tools.handler);
   }
@@ -105,7 +110,7 @@ export class McpHttpService {
       if (entry.route === 'handshake') return this.json(response, 200, this.handshake());
       if (entry.route === 'metrics') return await this.scrape(response);
 
-      const caller = await this.tokens.authenticate(header(request, 'authorization'), header(request, TENANT_HEADER));
+      const caller = await this.authenticate(request);
       (request as unknown as ApiRequest).keyPrefix = caller.prefix;
       await this.countRequest(caller, response);
       if (entry.route === 'mcp') return await this.jsonRpc(caller, request, response);
@@ -118,6 +123,21 @@ export class McpHttpService {
       else response.destroy();
     }
   };
+
+  /**
+   * The caller of a request that needs a token. Failed authentications count per client address
+   * with the REST API's (AUTH_FAILURES_PER_MINUTE, one counter in Redis for both servers): past
+   * the limit, the address is answered 429 until the window ends, a valid token included.
+   */
+  private async authenticate(request: IncomingMessage): Promise<McpCaller> {
+    const address = () => this.clientAddress(request);
+    this.failures.assertNotBlocked(address);
+    try {
+      return await this.tokens.authenticate(header(request, 'authorization'), header(request, TENANT_HEADER));
+    } catch (failure) {
+      throw failure instanceof DomainException && failure.errorName === 'McpUnauthenticated' ? await this.failures.failed(address(), failure) : failure;
+    }
+  }
 
   /**
    * `POST /mcp`: the body is read here, so that what the SDK would choke on never reaches it
