@@ -252,12 +252,13 @@ describe('agent-tool server (e2e)', () => {
       await expect401(credentials(a.keys.all, a.tenant.slug));
     });
 
-    it("refuses a missing, unknown or other company's tenant header; accepts the slug or the id", async () => {
+    it("refuses a missing, unknown or other company's tenant header; accepts the slug or the id, in either case", async () => {
       await expect401({ Authorization: `Bearer ${a.mcp_token}` });
       await expect401(credentials(a.mcp_token, 'no-such-company'));
       await expect401(credentials(a.mcp_token, b.tenant.slug));
       await expect401(credentials(a.mcp_token, b.tenant.id));
       expect((await shortcut(mcp.base, '/tools/list', credentials(a.mcp_token, a.tenant.id))).status).toBe(200);
+      expect((await shortcut(mcp.base, '/tools/list', credentials(a.mcp_token, a.tenant.id.toUpperCase()))).status).toBe(200);
     });
 
     it('refuses a revoked token at once (mcp-token:revoke) and the token of a deactivated company', async () => {

@@ -90,7 +90,7 @@ export class McpTokensService {
     if (!parsed || !tenant) throw unauthenticated();
 
     const [row] = await hotQuery<AuthenticateRow>(this.dataSource, 'mcp-token-by-prefix', AUTHENTICATE_SQL, [parsed.prefix]);
-    if (!secretMatchesStored(parsed.secret, row?.secret_hash) || !row || row.revoked_at !== null || !row.tenant_active || (tenant !== row.tenant_slug && tenant !== row.tenant_id)) {
+    if (!secretMatchesStored(parsed.secret, row?.secret_hash) || !row || row.revoked_at !== null || !row.tenant_active || (tenant !== row.tenant_slug && tenant.toLowerCase() !== row.tenant_id)) {
       throw unauthenticated();
     }
     return { tokenId: row.id, prefix: parsed.prefix, tenantId: row.tenant_id, userId: row.user_id, tools: row.tools, permissions: row.permissions };
