@@ -103,7 +103,7 @@ export class WebhookEndpointsService {
       const changes: Partial<WebhookEndpoint> = {};
       if (input.name !== undefined && input.name !== endpoint.name) changes.name = input.name;
       if (url !== undefined && url !== endpoint.url) changes.url = url;
-      if (eventTypes !== undefined && !sameList(eventTypes, endpoint.eventTypes)) changes.eventTypes = eventTypes;
+      if (eventTypes !== undefined && !sameSet(eventTypes, endpoint.eventTypes)) changes.eventTypes = eventTypes;
       if (pinnedVersion !== undefined && pinnedVersion !== endpoint.pinnedVersion) changes.pinnedVersion = pinnedVersion;
       if (Object.keys(changes).length === 0) return endpoint;
       if (changes.url !== undefined || changes.eventTypes !== undefined) changes.piiEnabled = false;
@@ -249,6 +249,8 @@ function notFound(id: string): DomainException {
   return new DomainException('WebhookEndpointNotFound', `No webhook endpoint ${id} for this API key.`);
 }
 
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((value, index) => value === b[index]);
+/** Event types are a set (deduplicated on input): the same types in another order are no change, and keep the personal-data grant. */
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const current = new Set(b);
+  return new Set(a).size === current.size && a.every((value) => current.has(value));
 }

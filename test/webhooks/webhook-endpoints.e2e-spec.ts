@@ -457,6 +457,19 @@ describe('webhook endpoints (e2e)', () => {
       expect((await send('patch', path, session.auth, { event_types: ['fin.invoice.paid'] })).body.pii_enabled).toBe(false);
     });
 
+    it('keeps the grant when event_types names the same types in another order or repeated: no change', async () => {
+      const endpoint = await created({ event_types: ['fin.invoice.created', 'fin.invoice.paid'] });
+      await runCli('webhook:grant-pii', '--endpoint', endpoint.id);
+      const path = `/v1/webhook_endpoints/${endpoint.id}`;
+      const granted = (await send('get', path, session.auth)).body;
+      for (const eventTypes of [['fin.invoice.paid', 'fin.invoice.created'], ['fin.invoice.created', 'fin.invoice.paid', 'fin.invoice.created']]) {
+        const res = await send('patch', path, session.auth, { event_types: eventTypes });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual(granted);
+      }
+      expect((await row(endpoint.id)).piiEnabled).toBe(true);
+    });
+
     it('fails on an unknown, malformed or deleted endpoint', async () => {
       expect((await runCli('webhook:grant-pii', '--endpoint', '00000000-0000-4000-8000-000000000000')).code).toBe(1);
       expect((await runCli('webhook:grant-pii', '--endpoint', 'nope')).code).not.toBe(0);
