@@ -41,6 +41,19 @@ describe('parseCreateInvoice', () => {
     expect(parseCreateInvoice(body({ issue_date: '2026-01-25' }), TODAY).dueDate).toBe('2026-02-08');
   });
 
+  it('defaults due_date to at most 2999-12-31, the last date the API accepts', () => {
+    expect(parseCreateInvoice(body({ issue_date: '2999-12-25' }), TODAY).dueDate).toBe('2999-12-31');
+    const created = parseCreateInvoice(body({ issue_date: '2999-12-31' }), TODAY);
+    expect([created.issueDate, created.dueDate]).toEqual(['2999-12-31', '2999-12-31']);
+  });
+
+  it('refuses, as due_before_issue, a due_date of the day before when the body was checked before midnight UTC and converted after', () => {
+    const checked = validateBody(CreateInvoiceDto, body({ due_date: '2026-05-16' }), { today: '2026-05-16' });
+    const error = problem(() => toCreateInvoiceInput(checked, '2026-05-17'));
+    expect(error.errorName).toBe('InvoiceValidationFailed');
+    expect(error.extras.errors).toEqual([{ path: 'due_date', code: 'due_before_issue', message: 'due_date 2026-05-16 is before issue_date 2026-05-17' }]);
+  });
+
   it('lowercases ids', () => {
     expect(parseCreateInvoice(body({ customer_id: CUSTOMER.toUpperCase() }), TODAY).customerId).toBe(CUSTOMER);
   });

@@ -50,11 +50,15 @@ const orNull = <T>(value: T | null | undefined): T | null => value ?? null;
  */
 export function toCreateInvoiceInput(body: CreateInvoiceDto, today: string): CreateInvoiceInput {
   const issueDate = body.issue_date ?? today;
+  const dueDate = body.due_date ?? defaultDueDate(issueDate);
+  // The body's check saw its own today: a request that reaches this after midnight UTC defaults
+  // issue_date to the new day, which a due_date of the old one is now before.
+  assertDueNotBeforeIssue(issueDate, dueDate);
   return {
     customerId: body.customer_id.toLowerCase(),
     currency: body.currency,
     issueDate,
-    dueDate: body.due_date ?? defaultDueDate(issueDate),
+    dueDate,
     notes: orNull(body.notes),
     lines: body.lines.map((line) => ({
       description: line.description,

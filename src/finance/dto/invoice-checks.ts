@@ -81,9 +81,10 @@ function todayOf(object: object): string {
   return validationContext<{ today: string }>(object).today ?? todayUtc();
 }
 
-/** The default due date: issue_date + 14 days. */
+/** The default due date: issue_date + 14 days, at most the last date the API accepts (so it can be sent back unchanged). */
 export function defaultDueDate(issueDate: string): string {
-  return addDays(issueDate, PAYMENT_TERM_DAYS);
+  const due = addDays(issueDate, PAYMENT_TERM_DAYS);
+  return due > MAX_DATE ? MAX_DATE : due;
 }
 
 /** Optional text (null or absent: none) of at most `max` characters. */
