@@ -23,12 +23,31 @@ export function checkSubscription(eventTypes: readonly string[], heldScopes: rea
   }
   const unknown = types.filter((type) => type !== ALL_EVENTS && !isEventType(type));
   if (unknown.length > 0) throw unknownEventTypes(unknown, 'event_types');
-  const required = [...new Set(types.map((type) => (isEventType(type) ? EventCatalog[type].scope : Scope.All)))];
-  const missing = access.missingScopes(heldScopes, required);
+  const missing = access.missingScopes(heldScopes, requiredScopes(types));
   if (missing.length > 0) {
     throw missingScope(missing, `Subscribing to these event types needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
   }
   return types;
+}
+
+/**
+ * Checked types (`checkSubscription`) against the scopes of the key that owns the endpoint,
+ * when an `int:*` key changes another key's endpoint: events are delivered only as far as the
+ * owner's scopes reach (spec 5.8), so a type it could never receive is refused, 403
+ * `missing_scope` naming what the owner lacks, instead of a subscription that stays silent.
+ */
+export function checkOwnerCanReceive(types: readonly string[], ownerScopes: readonly string[], access: AccessService): void {
+  const missing = access.missingScopes(ownerScopes, requiredScopes(types));
+  if (missing.length > 0) {
+    throw missingScope(
+      missing,
+      `The API key that owns this endpoint lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}, so the endpoint could never receive these event types.`,
+    );
+  }
+}
+
+function requiredScopes(types: readonly string[]): Scope[] {
+  return [...new Set(types.map((type) => (isEventType(type) ? EventCatalog[type].scope : Scope.All)))];
 }
 
 /** 422 `unknown_event_type` naming exactly the offenders, wherever a request names event types. */

@@ -149,7 +149,9 @@ export class WebhookEndpointsController {
       'Changes `name`, `url`, `event_types` and `pinned_version` (null unpins), checked as on create. Works on active, paused and ' +
       'auto-disabled endpoints; a deleted one answers 404. A new `url` or a different set of `event_types` withdraws the ' +
       'personal-data permission (`pii_enabled` false). A body naming none of the members is `validation_failed` (code ' +
-      '`no_writable_fields`); values equal to the current ones change nothing.',
+      '`no_writable_fields`); values equal to the current ones change nothing. An `int:*` key changing another key\'s endpoint may ' +
+      'subscribe it only to types that key can receive: events are delivered as far as the owner\'s scopes reach, so another type is ' +
+      `403 ${detailKey('MissingScope')} naming what the owner lacks.`,
   })
   @ApiBody({ type: UpdateWebhookEndpointDto, examples: { rename: { value: { name: 'ERP (production)' } }, move: { value: { url: 'https://erp2.example.com/hooks' } } } })
   @ApiOkResponse({ type: WebhookEndpointDto })

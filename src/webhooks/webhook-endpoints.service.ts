@@ -10,7 +10,7 @@ import { DomainException } from '../platform/errors/domain.exception.js';
 import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
 import { type CreateWebhookEndpointDto, MAX_URL_LENGTH, type UpdateWebhookEndpointDto } from './dto/webhook-endpoint-input.dto.js';
 import { WebhookSecretBox } from './secrets/webhook-secret-box.js';
-import { checkSubscription } from './subscriptions.js';
+import { checkOwnerCanReceive, checkSubscription } from './subscriptions.js';
 import { WebhookUrlChecker } from './url-safety/webhook-url-checker.js';
 import { isDeleted, WebhookEndpoint } from './webhook-endpoint.entity.js';
 import { type EndpointAction, MAX_ENDPOINTS_PER_COMPANY, QUOTA_STATUSES, transition } from './webhook-endpoint-state.js';
@@ -103,7 +103,10 @@ export class WebhookEndpointsService {
       const changes: Partial<WebhookEndpoint> = {};
       if (input.name !== undefined && input.name !== endpoint.name) changes.name = input.name;
       if (url !== undefined && url !== endpoint.url) changes.url = url;
-      if (eventTypes !== undefined && !sameSet(eventTypes, endpoint.eventTypes)) changes.eventTypes = eventTypes;
+      if (eventTypes !== undefined && !sameSet(eventTypes, endpoint.eventTypes)) {
+        if (endpoint.apiKeyId !== auth.apiKeyId) await this.assertOwnerCanReceive(scope, endpoint, eventTypes);
+        changes.eventTypes = eventTypes;
+      }
       if (pinnedVersion !== undefined && pinnedVersion !== endpoint.pinnedVersion) changes.pinnedVersion = pinnedVersion;
       if (Object.keys(changes).length === 0) return endpoint;
       if (changes.url !== undefined || changes.eventTypes !== undefined) changes.piiEnabled = false;
@@ -225,6 +228,11 @@ export class WebhookEndpointsService {
         { limit: MAX_ENDPOINTS_PER_COMPANY },
       );
     }
+  }
+
+  private async assertOwnerCanReceive(scope: TenantScope, endpoint: WebhookEndpoint, eventTypes: readonly string[]): Promise<void> {
+    const owner = await scope.repository(ApiKey).findOne({ id: endpoint.apiKeyId });
+    if (owner) checkOwnerCanReceive(eventTypes, owner.scopes, this.access);
   }
 
   private async assertOwnerActive(scope: TenantScope, endpoint: WebhookEndpoint): Promise<void> {

@@ -291,6 +291,23 @@ describe('webhook endpoints (e2e)', () => {
       expect((await send('post', `${base}/pause`, all.auth)).status).toBe(200);
     });
 
+    it('lets an int:* key subscribe another key’s endpoint only to types its owner can receive', async () => {
+      const endpoint = await created();
+      const all = await session.newKey([Scope.All]);
+      const path = `/v1/webhook_endpoints/${endpoint.id}`;
+      const refused = await send('patch', path, all.auth, { event_types: ['fin.invoice.created', 'hr.employee.created'] });
+      expectProblem(refused, 403, 'errors.integrations.missing_scope', 'forbidden', { missing_scope: 'int:hr.employees:read' });
+      expect(refused.body.detail).toMatch(/key that owns this endpoint lacks/);
+      expectProblem(await send('patch', path, all.auth, { event_types: ['*'] }), 403, 'errors.integrations.missing_scope', 'forbidden', { missing_scope: 'int:*' });
+      expect((await row(endpoint.id)).eventTypes).toEqual(['fin.invoice.created']);
+      const allowed = await send('patch', path, all.auth, { event_types: ['fm.vehicle.created', 'fin.invoice.paid'] });
+      expect(allowed.status).toBe(200);
+      expect(allowed.body.event_types).toEqual(['fm.vehicle.created', 'fin.invoice.paid']);
+      // Its own endpoint an int:* key subscribes to anything.
+      const own = await created({}, all.auth);
+      expect((await send('patch', `/v1/webhook_endpoints/${own.id}`, all.auth, { event_types: ['*'] })).status).toBe(200);
+    });
+
     it('never shows another company’s endpoint, even to its int:* key', async () => {
       const endpoint = await created();
       const stranger = await createTenantSession(api.app, { scopes: [Scope.All] });
