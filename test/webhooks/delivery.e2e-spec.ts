@@ -294,11 +294,20 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
       expect(requestsTo('/recheck/paused')).toHaveLength(1);
     });
 
-    it('a revoked key: failed with api_key_inactive', async () => {
+    it('a revoked key: failed with api_key_inactive, the endpoint paused with api_key_revoked', async () => {
       const { endpoint } = await pendingAfterFirstFailure('/recheck/revoked');
       await db.query(`UPDATE api_keys SET revoked_at = clock_timestamp() WHERE id = $1`, [session.keyId]);
       const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
       expect(delivery).toMatchObject({ status: 'failed', error_class: 'api_key_inactive' });
+      expect(await db.getRepository(WebhookEndpoint).findOneByOrFail({ id: endpoint.id })).toMatchObject({ status: 'paused', disabledReason: 'api_key_revoked' });
+    });
+
+    it('an expired key: failed with api_key_inactive, and its retry pauses the endpoint with api_key_inactive (spec 3: the first event it can no longer receive)', async () => {
+      const { endpoint } = await pendingAfterFirstFailure('/recheck/expired');
+      await db.query(`UPDATE api_keys SET expires_at = clock_timestamp() WHERE id = $1`, [session.keyId]);
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'failed', error_class: 'api_key_inactive', attempt: 1 });
+      expect(await db.getRepository(WebhookEndpoint).findOneByOrFail({ id: endpoint.id })).toMatchObject({ status: 'paused', disabledReason: 'api_key_inactive' });
     });
 
     it('a key without the scope: failed with api_key_scope_insufficient', async () => {

@@ -124,10 +124,17 @@ export interface RelayCandidate extends KeyColumns {
   pinned_version: string | null;
 }
 
+/** Why an endpoint is paused when its key can no longer receive events (spec 3). */
+export type KeyPauseReason = 'api_key_inactive' | 'api_key_revoked';
+
+/** Spec 3: an active endpoint whose owning key can no longer receive events becomes paused, with the reason. */
+const PAUSE_FOR_KEY_SQL = `UPDATE webhook_endpoints SET status = 'paused', disabled_reason = $2, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
+   WHERE id = $1 AND status = 'active'`;
+
 /** What the relay decided for one batch of events: the deliveries to create and the endpoints to pause. */
 export interface FanOut {
   deliveries: { tenantId: string; endpointId: string; eventId: string; eventType: string; apiVersion: string; personal: boolean }[];
-  paused: Map<string, 'api_key_inactive' | 'api_key_revoked'>;
+  paused: Map<string, KeyPauseReason>;
 }
 
 export interface DeliveryRef {
@@ -227,6 +234,15 @@ export class DeliveryStore implements OnModuleInit {
     return [calls.map((call) => call.deliveryId), calls.map((call) => call.token), this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS, EARLY_TOLERANCE_MS];
   }
 
+  /**
+   * Pauses an active endpoint whose key can no longer receive its events, found at an attempt
+   * (a retry or replay after the key expired or was deleted) rather than by the relay. Answers
+   * whether this call paused it.
+   */
+  async pauseForKey(endpointId: string, reason: KeyPauseReason): Promise<boolean> {
+    return (await this.dataSource.query(`${PAUSE_FOR_KEY_SQL} RETURNING id`, [endpointId, reason])).length > 0;
+  }
+
   /** For a delivery that could not be leased: null if it has ended, else when (epoch ms) it is due or its lease ends. */
   async dueAgainAt(deliveryId: string): Promise<number | null> {
     const [row] = await this.dataSource.query(
@@ -304,13 +320,7 @@ export class DeliveryStore implements OnModuleInit {
         [ids],
       );
       const { deliveries: rows, paused } = decide(candidates);
-      for (const [endpointId, reason] of paused) {
-        await manager.query(
-          `UPDATE webhook_endpoints SET status = 'paused', disabled_reason = $2, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
-            WHERE id = $1 AND status = 'active'`,
-          [endpointId, reason],
-        );
-      }
+      for (const [endpointId, reason] of paused) await manager.query(PAUSE_FOR_KEY_SQL, [endpointId, reason]);
       const deliveries: DeliveryRef[] =
         rows.length === 0
           ? []
