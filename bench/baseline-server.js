@@ -5,7 +5,8 @@
 // round trip (rate-limiter-flexible, the service's library and window); the invoice, or the list
 // page, is the service's own prepared statement with the lines as JSON, mapped by the service's
 // own function and answered with the same members (a signed cursor on the list); the events
-// feed's first page is the feed's own statement and renderer for the types the key may see. No logging, no
+// feed's first page is the feed's own two statements (the company's publishing horizon, then the page below it)
+// and renderer for the types the key may see. No logging, no
 // headers beyond the body's. Started by bench/run.js.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -18,6 +19,7 @@ import { EVENT_TYPES, EventCatalog } from '../dist/platform/catalog/event-types.
 import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
 import { renderEvent } from '../dist/webhooks/delivery/webhook-envelope.js';
 import { FEED_SQL } from '../dist/webhooks/events-feed/events-feed.service.js';
+import { PUBLISHING_HORIZON_SQL, PUBLISHING_LOCK_NAMESPACE } from '../dist/platform/events/event-publisher.service.js';
 import { CursorCodec } from '../dist/platform/pagination/cursor-codec.js';
 import { budgetCut } from '../dist/platform/pagination/budgeted-page.js';
 
@@ -88,7 +90,8 @@ const server = createServer(async (req, res) => {
       // The feed's first page as the service reads it for a key that sees some types: one keyset range per type, merged.
       const limit = Math.min(100, Math.max(1, Number(url.searchParams.get('limit') ?? 50)));
       const types = EVENT_TYPES.filter((type) => access.eventVisible(caller.scopes, EventCatalog[type]));
-      const rows = await query('floor-events', FEED_SQL.ofTypes, [tenantId, types, '-infinity', 'infinity', 'ffffffff-ffff-ffff-ffff-ffffffffffff', limit + 1]);
+      const [{ horizon }] = await query('floor-events-horizon', PUBLISHING_HORIZON_SQL, [tenantId, PUBLISHING_LOCK_NAMESPACE]);
+      const rows = await query('floor-events', FEED_SQL.ofTypes, [tenantId, types, '-infinity', horizon, '00000000-0000-0000-0000-000000000000', limit + 1]);
       const shown = rows.slice(0, limit);
       const last = shown.at(-1);
       const hasMore = rows.length > limit || budgetCut(rows);

@@ -2,10 +2,12 @@ import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import type { EventType } from '../../src/platform/catalog/event-types.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
+import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
+import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { EventsRetentionJob } from '../../src/webhooks/delivery/events-retention.job.js';
 import { FEED_PAGE_BYTES, FEED_SQL } from '../../src/webhooks/events-feed/events-feed.service.js';
 import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
-import { createEndpoint, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { createEndpoint, type DeliveryFixture, eventData, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import type { TestApi } from '../support/api.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -179,6 +181,50 @@ describe('events feed (e2e)', () => {
       expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(refused.body).toMatchObject({ detail_key: detailKey, ...members });
     });
+  });
+
+  it('never lists an event above one a transaction still open may commit below it: a reader paging down to an event it has seen misses none', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const other = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const [seen] = await publish(session, ['fin.invoice.created']);
+    const ids = async (auth = session.auth) => ((await get('/v1/events', auth)).body.data as { id: string }[]).map((item) => item.id);
+    expect(await ids()).toEqual([seen]);
+
+    // A transaction inserts its event and stays open; a later one commits a newer event meanwhile.
+    let release!: () => void;
+    let inserted!: (id: string) => void;
+    const insertedId = new Promise<string>((resolve) => (inserted = resolve));
+    const slow = api.app.get(TenantData).transaction(session.tenant.id, async (scope) => {
+      const envelope = await api.app.get(EventPublisher).publish(scope, 'fin.invoice.updated', await eventData(api.app, 'fin.invoice.updated'));
+      inserted(envelope.id);
+      await new Promise<void>((resolve) => (release = resolve));
+      return envelope.id;
+    });
+    const late = await insertedId;
+    const [newer] = await publish(session, ['fin.invoice.created']);
+    const [otherCompanys] = await publish(other, ['fin.invoice.created']);
+
+    // The newer event waits above the open transaction's start, so nothing can later appear below it; another company's feed does not wait.
+    expect(await ids()).toEqual([seen]);
+    expect(await ids(other.auth)).toEqual([otherCompanys]);
+    release();
+    await slow;
+    const after = (await get('/v1/events', session.auth)).body.data as { id: string; created_at: string }[];
+    expect(after.map((item) => item.id)).toEqual([newer, late, seen]);
+    expect(after[1].created_at < after[0].created_at).toBe(true);
+  });
+
+  it('keeps one time per event, the database’s, in the row and (to the millisecond) the envelope: since compares what the item shows', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const [id] = await publish(session, ['fin.invoice.created']);
+    const [item] = (await get('/v1/events', session.auth)).body.data as { id: string; created_at: string }[];
+    expect(item.id).toBe(id);
+    expect(item.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const [row] = await db.query(`SELECT date_trunc('milliseconds', created_at) = $2::timestamptz AS same FROM events WHERE id = $1`, [id, item.created_at]);
+    expect(row.same).toBe(true);
+    const since = (at: string) => get(`/v1/events?since=${encodeURIComponent(at)}`, session.auth);
+    expect((await since(item.created_at)).body.data.map((event: { id: string }) => event.id)).toEqual([id]);
+    expect((await since(new Date(Date.parse(item.created_at) + 1).toISOString())).body.data).toEqual([]);
   });
 
   it('reads a page from the feed indexes by keyset: no sort, no other company’s rows, at most a page per type', async () => {

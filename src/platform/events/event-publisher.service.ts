@@ -4,7 +4,6 @@ import type { EventData, EventType } from '../catalog/event-types.js';
 import type { TenantScope } from '../tenancy/tenant-data.js';
 import { EventDataCheck } from './event-data-check.js';
 import type { EventEnvelope } from './event-envelope.js';
-import { OutboxEvent } from './event.entity.js';
 
 /** Data that breaks its event type's schema: a programming error, never the caller's input. */
 export class EventDataMismatch extends Error {
@@ -27,8 +26,42 @@ export class EventPublisher {
   async publish<T extends EventType>(scope: TenantScope, type: T, data: EventData<T>): Promise<EventEnvelope> {
     const fault = await this.check.fault(type, data);
     if (fault !== null) throw new EventDataMismatch(type, fault);
-    const envelope: EventEnvelope = { id: randomUUID(), type, created_at: new Date().toISOString(), data };
-    await scope.repository(OutboxEvent).insert({ id: envelope.id, type, envelope: envelope as never });
+    const envelope: EventEnvelope = { id: randomUUID(), type, created_at: '', data };
+    const [row] = await scope.query<{ created_at: string }>(INSERT_EVENT_SQL, [envelope.id, type, JSON.stringify(envelope), PUBLISHING_LOCK_NAMESPACE]);
+    envelope.created_at = row.created_at;
     return envelope;
   }
 }
+
+/**
+ * The first key of the shared transaction-level advisory lock an event's transaction holds on
+ * its company from the insert until it ends (the second is the company id's hash): the events
+ * feed reads who holds it to find the company's events that may still commit (PUBLISHING_HORIZON_SQL).
+ */
+export const PUBLISHING_LOCK_NAMESPACE = 0x45_56_54; // "EVT"
+
+/**
+ * Inserts the event with its company's publishing lock. Its time is the database's: the row's
+ * `created_at`, and the envelope's to the millisecond (RFC 3339, as a receiver gets it), so the
+ * feed filters and orders on the time a client sees, on the clock the feed's horizon reads.
+ */
+const INSERT_EVENT_SQL = `INSERT INTO events (tenant_id, id, type, envelope, created_at)
+  SELECT $1::uuid, $2::uuid, $3::text, jsonb_set($4::jsonb, '{created_at}', to_jsonb(to_char(now.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), now.at
+    FROM (SELECT clock_timestamp() AS at, pg_advisory_xact_lock_shared($5::int, hashtext($1::uuid::text))) now
+  RETURNING envelope->>'created_at' AS created_at`;
+
+/**
+ * The feed's horizon for a company: the time (UTC, to the microsecond, the cursor's form) below
+ * which every event it will ever have is committed. Events are inserted in open transactions,
+ * so one inserted earlier can commit later than one already listed; below the horizon that can
+ * no longer happen. It is the start of the oldest transaction holding the company's publishing
+ * lock (its events are no older), or now when none does (an event inserted from now on is no
+ * older). Read in its own statement before the page's, so that a transaction that ends between
+ * the two is either seen holding the lock or seen committed.
+ */
+export const PUBLISHING_HORIZON_SQL = `SELECT to_char(least(clock_timestamp(), (
+         SELECT min(a.xact_start) FROM pg_stat_activity a
+          WHERE a.pid IN (SELECT l.pid FROM pg_locks l
+                           WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $2::int::oid AND l.objid = hashtext($1::uuid::text)::oid AND l.objsubid = 2
+                             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())))) AT TIME ZONE 'UTC',
+       'YYYY-MM-DD"T"HH24:MI:SS.US') AS horizon`;

@@ -4,6 +4,7 @@ import type { AuthContext } from '../../platform/auth/auth-context.js';
 import { EVENT_TYPES, EventCatalog, type EventType } from '../../platform/catalog/event-types.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
+import { PUBLISHING_HORIZON_SQL, PUBLISHING_LOCK_NAMESPACE } from '../../platform/events/event-publisher.service.js';
 import { budgetCut, budgetedPageSql } from '../../platform/pagination/budgeted-page.js';
 import type { CursorPosition } from '../../platform/pagination/cursor-codec.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
@@ -61,9 +62,11 @@ export const FEED_SQL = {
      ORDER BY e.created_at DESC, e.id DESC LIMIT $6`),
 };
 
-/** Where a first page starts, and a feed without `since` ends: bounds the keyset condition always has. */
-const NEWEST = { createdAt: 'infinity', id: 'ffffffff-ffff-ffff-ffff-ffffffffffff' };
+/** Where a feed without `since` ends: the bound the keyset condition always has. */
 const OLDEST = '-infinity';
+
+/** A first page starts just below the company's horizon (PUBLISHING_HORIZON_SQL): every id is above this one. */
+const LOWEST_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * The events feed (GET /v1/events): what happened in the company, newest first, for a receiver
@@ -112,13 +115,23 @@ export class EventsFeedService {
     return new Set(EVENT_TYPES.filter((type) => this.access.eventVisible(auth.scopes, EventCatalog[type])));
   }
 
-  private everyType(tenantId: string, since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
-    const from = after ?? NEWEST;
+  private async everyType(tenantId: string, since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
+    const from = after ?? (await this.horizon(tenantId));
     return this.data.forTenant(tenantId).hotQuery<FeedRow>('events-feed', FEED_SQL.everyType, [since ?? OLDEST, from.createdAt, from.id, take]);
   }
 
-  private ofTypes(tenantId: string, types: readonly string[], since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
-    const from = after ?? NEWEST;
+  private async ofTypes(tenantId: string, types: readonly string[], since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
+    const from = after ?? (await this.horizon(tenantId));
     return this.data.forTenant(tenantId).hotQuery<FeedRow>('events-feed-types', FEED_SQL.ofTypes, [types, since ?? OLDEST, from.createdAt, from.id, take]);
+  }
+
+  /**
+   * Where a first page starts: the company's publishing horizon, so that no event can later
+   * commit above a page's last item, and a client that reads from the newest event down to one
+   * it has seen misses none. Later pages continue below their cursor, which is below it.
+   */
+  private async horizon(tenantId: string): Promise<CursorPosition> {
+    const [row] = await this.data.forTenant(tenantId).hotQuery<{ horizon: string }>('events-feed-horizon', PUBLISHING_HORIZON_SQL, [PUBLISHING_LOCK_NAMESPACE]);
+    return { createdAt: row.horizon, id: LOWEST_ID };
   }
 }

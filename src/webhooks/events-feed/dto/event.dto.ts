@@ -10,7 +10,7 @@ export class EventDto {
   @ApiProperty({ enum: EVENT_TYPES, example: 'fin.invoice.created' })
   type: string;
 
-  @ApiProperty({ format: 'date-time', description: 'When the change was committed.' })
+  @ApiProperty({ format: 'date-time', description: 'When the event was recorded with its change (the database’s clock, to the millisecond).' })
   created_at: string;
 
   @ApiProperty({ format: 'date', example: CURRENT_API_VERSION, description: 'The version that shapes this object: always the current one here.' })
