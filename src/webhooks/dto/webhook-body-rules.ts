@@ -10,3 +10,6 @@ export const WEBHOOK_BODY_RULES: BodyRules = {
   unknownField: 'WebhookUnknownField',
   problems: [{ error: 'WebhookUnknownField', field: true }, { error: 'WebhookValidationFailed' }],
 };
+
+/** For `@ValidateIf`: an optional member is checked when sent, `null` included (which `@IsOptional` would let through). */
+export const present = (_: object, value: unknown) => value !== undefined;

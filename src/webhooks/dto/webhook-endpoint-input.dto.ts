@@ -2,14 +2,13 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsString, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { SUPPORTED_API_VERSIONS } from '../../platform/versioning/api-version.js';
 import { Checks, ValidatedBody } from '../../platform/validation/validated-body.js';
-import { WEBHOOK_BODY_RULES } from './webhook-body-rules.js';
+import { present, WEBHOOK_BODY_RULES } from './webhook-body-rules.js';
 
 const MAX_NAME_LENGTH = 200;
 export const MAX_URL_LENGTH = 2048;
 const MAX_EVENT_TYPES = 200;
 
 const NOT_BLANK = /\S/;
-const present = (_: object, value: unknown) => value !== undefined;
 
 const NAME = { description: 'A label for people, 1-200 characters, not blank.', example: 'ERP invoice sync', minLength: 1, maxLength: MAX_NAME_LENGTH };
 const URL_DOC = {

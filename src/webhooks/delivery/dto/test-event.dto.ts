@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength, ValidateIf } from 'class-validator';
 import { Checks, ValidatedBody } from '../../../platform/validation/validated-body.js';
-import { WEBHOOK_BODY_RULES } from '../../dto/webhook-body-rules.js';
+import { present, WEBHOOK_BODY_RULES } from '../../dto/webhook-body-rules.js';
 
 /** The optional body of POST /v1/webhook_endpoints/{id}/test_events. */
 @ValidatedBody({ ...WEBHOOK_BODY_RULES, optional: true })
@@ -11,7 +11,7 @@ export class TestEventDto {
     example: 'fin.invoice.paid',
     maxLength: 200,
   })
-  @IsOptional()
+  @ValidateIf(present)
   @Checks(IsString(), MaxLength(200))
   event_type?: string;
 }
