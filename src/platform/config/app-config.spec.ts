@@ -35,6 +35,10 @@ describe('loadConfig', () => {
     expect(config.errorsBaseUrl).toBe('https://errors.example.com');
   });
 
+  it('accepts the longest timer, 2147483647 ms', () => {
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '2147483647', WEBHOOK_TIMEOUT_MS: '2147483647' })).toMatchObject({ DATABASE_STATEMENT_TIMEOUT_MS: 2147483647, WEBHOOK_TIMEOUT_MS: 2147483647 });
+  });
+
   it('takes PUBLIC_BASE_URL from PORT when it is unset, so links and /docs follow the port', () => {
     expect(loadConfig({ PORT: '8080' })).toMatchObject({ publicBaseUrl: 'http://localhost:8080', errorsBaseUrl: 'http://localhost:8080/errors' });
     expect(loadConfig({}).publicBaseUrl).toBe('http://localhost:3000');
@@ -55,6 +59,14 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '70000'],
     ['AUTH_FAILURES_PER_MINUTE', '0'],
     ['TRUST_PROXY', 'x;y'],
+    // Past 2^31 - 1 ms a Node timer fires at once and pg fails the connection.
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '2147483648'],
+    ['WEBHOOK_TIMEOUT_MS', '2147483648'],
+    ['WEBHOOK_SWEEP_INTERVAL_MS', '2147483648'],
+    ['WEBHOOK_CIRCUIT_COOLDOWN_MS', '2147483648'],
+    ['WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS', '2147483648'],
+    ['HTTP_REQUEST_TIMEOUT_MS', '2147483648'],
+    ['WEBHOOK_RETRY_SCHEDULE_MS', '1,2,3,4,5,6,2147483648'],
   ])('refuses %s=%s and names the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));

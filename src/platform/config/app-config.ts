@@ -40,6 +40,8 @@ const IsCidr = () =>
     validator: { validate: (value) => typeof value === 'string' && ipaddr.isValidCIDR(value), defaultMessage: () => 'each entry must be a CIDR range such as 127.0.0.0/8' },
   }, { each: true });
 /** 32 bytes, as 64 hexadecimal digits or in base64 (`openssl rand -base64 32`). */
+/** The longest wait a Node timer (setTimeout) or a PostgreSQL timeout takes: 2^31 - 1 ms, about 24.8 days. A longer one fires at once, or fails the connection. */
+const MAX_TIMER_MS = 2_147_483_647;
 const SECRETS_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 
@@ -104,11 +106,13 @@ export class AppConfig {
   @ArrayMaxSize(7)
   @IsInt({ each: true })
   @Min(0, { each: true })
+  @Max(MAX_TIMER_MS, { each: true })
   WEBHOOK_RETRY_SCHEDULE_MS: number[] = [5000, 300000, 1800000, 7200000, 18000000, 36000000, 36000000];
 
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_TIMER_MS)
   WEBHOOK_TIMEOUT_MS = 15000;
 
   /**
@@ -125,6 +129,7 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(100)
+  @Max(MAX_TIMER_MS)
   WEBHOOK_SWEEP_INTERVAL_MS = 30_000;
 
   /**
@@ -155,12 +160,14 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_TIMER_MS)
   WEBHOOK_CIRCUIT_COOLDOWN_MS = 10_000;
 
   /** … up to this; also the longest a receiver's Retry-After holds its endpoint back. */
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_TIMER_MS)
   WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS = 10 * 60 * 1000;
 
   /** auto_consecutive_failures: this many failed attempts in a row … */
@@ -204,6 +211,7 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(100)
+  @Max(MAX_TIMER_MS)
   HTTP_REQUEST_TIMEOUT_MS = 30_000;
 
   /**
@@ -215,6 +223,7 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(100)
+  @Max(MAX_TIMER_MS)
   DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
 
   /**
