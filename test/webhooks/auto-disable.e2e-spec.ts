@@ -46,6 +46,24 @@ describe('auto-disable of failing endpoints (e2e)', () => {
     expect(await stored(endpoint.id)).toMatchObject({ status: 'disabled', disabledReason: 'auto_410_repeat' });
   });
 
+  it('counts a resumed endpoint afresh: one more 410 after resuming does not disable it again, a new streak of three does', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/gone-again') });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 3);
+    await waitFor(async () => (await stored(endpoint.id)).status === 'disabled', 10_000, 'the endpoint to be disabled');
+    const resumed = await api.http.post(`/v1/webhook_endpoints/${endpoint.id}/resume`).set('Authorization', session.auth);
+    expect(resumed.status).toBe(200);
+
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+    await settledDeliveries(api.app, endpoint.id, 4);
+    // Judgements run one round at a time: once this one is done, the worker's for that failure is too.
+    await worker.get(AutoDisable).afterFailure(session.tenant.id, endpoint.id, new Date(), false);
+    expect(await stored(endpoint.id)).toMatchObject({ status: 'active', disabledReason: null });
+
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);
+    await waitFor(async () => (await stored(endpoint.id)).status === 'disabled', 10_000, 'the endpoint to be disabled again');
+    expect(await stored(endpoint.id)).toMatchObject({ disabledReason: 'auto_410_repeat' });
+  });
+
   it('auto_consecutive_failures: failed attempts in a row reach the threshold; the deliveries left end endpoint_disabled', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/failing') });
     await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);

@@ -24,7 +24,9 @@ type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failur
  * - `auto_7_day_all_dead`: when a delivery goes dead, the endpoint has been attempted for at
  *   least WEBHOOK_DISABLE_ALL_DEAD_PERIOD_MS (7 days) and no attempt in that period succeeded.
  *
- * Only an active endpoint is switched off; the transition and its reason are one UPDATE.
+ * Each rule counts only attempts since the endpoint last became active, so a resumed endpoint
+ * starts afresh. Only an active endpoint is switched off; the transition and its reason are one
+ * UPDATE.
  */
 @Injectable()
 export class AutoDisable {
@@ -80,23 +82,29 @@ export class AutoDisable {
     const config = this.config;
     // One statement, each part an index probe however long the endpoint has been failing: the last
     // success comes from the partial index of successes, the streak's start is the first attempt
-    // after it, and the streak is counted only as far as the threshold it is compared with.
+    // after it, and the streak is counted only as far as the threshold it is compared with. A
+    // streak also starts again when the endpoint became active (created or resumed): resuming an
+    // auto-disabled endpoint gives it a new chance, not one more failure to lose it by.
     const [streak] = await scope.query<{ recent: number; recent_all_gone: boolean; n: number; since: Date | null; last_success_at: Date | null }>(
       `WITH last_success AS (
          SELECT started_at AS at FROM webhook_delivery_attempts
           WHERE tenant_id = $1 AND endpoint_id = $2 AND response_status BETWEEN 200 AND 299
           ORDER BY started_at DESC LIMIT 1
+       ), streak_start AS (
+         SELECT greatest(coalesce((SELECT at FROM last_success), '-infinity'), w.status_changed_at) AS at
+           FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.id = $2
        ), recent AS (
-         SELECT response_status FROM webhook_delivery_attempts WHERE tenant_id = $1 AND endpoint_id = $2 ORDER BY started_at DESC LIMIT $3
+         SELECT response_status FROM webhook_delivery_attempts
+          WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start) ORDER BY started_at DESC LIMIT $3
        )
        SELECT (SELECT count(*)::int FROM recent) AS recent,
               (SELECT bool_and(response_status IS NOT DISTINCT FROM 410) FROM recent) AS recent_all_gone,
               (SELECT count(*)::int FROM (
                  SELECT 1 FROM webhook_delivery_attempts
-                  WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > coalesce((SELECT at FROM last_success), '-infinity') LIMIT $4
+                  WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start) LIMIT $4
               ) AS capped) AS n,
               (SELECT min(started_at) FROM webhook_delivery_attempts
-                WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > coalesce((SELECT at FROM last_success), '-infinity')) AS since,
+                WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start)) AS since,
               (SELECT at FROM last_success) AS last_success_at`,
       [endpointId, config.WEBHOOK_DISABLE_GONE_STREAK, config.WEBHOOK_DISABLE_CONSECUTIVE_FAILURES],
     );
