@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { In } from 'typeorm';
 import { AccessService } from '../platform/access/access.service.js';
 import { ApiKey, apiKeyState } from '../platform/auth/api-key.entity.js';
@@ -9,6 +9,7 @@ import { AppConfig } from '../platform/config/app-config.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
 import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
 import { type CreateWebhookEndpointDto, MAX_URL_LENGTH, type UpdateWebhookEndpointDto } from './dto/webhook-endpoint-input.dto.js';
+import { DeliveryGate } from './delivery/gate/delivery-gate.js';
 import { WebhookSecretBox } from './secrets/webhook-secret-box.js';
 import { checkOwnerCanReceive, checkSubscription } from './subscriptions.js';
 import { WebhookUrlChecker } from './url-safety/webhook-url-checker.js';
@@ -24,12 +25,15 @@ const ROTATION_GRACE = "interval '24 hours'";
 
 @Injectable()
 export class WebhookEndpointsService {
+  private readonly logger = new Logger(WebhookEndpointsService.name);
+
   constructor(
     @Inject(TenantData) private readonly data: TenantData,
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(WebhookUrlChecker) private readonly urls: WebhookUrlChecker,
     @Inject(WebhookSecretBox) private readonly secrets: WebhookSecretBox,
     @Inject(AccessService) private readonly access: AccessService,
+    @Inject(DeliveryGate) private readonly gate: DeliveryGate,
   ) {}
 
   /**
@@ -144,8 +148,11 @@ export class WebhookEndpointsService {
     return this.apply(auth, id, 'resume');
   }
 
-  remove(auth: AuthContext, id: string): Promise<WebhookEndpoint> {
-    return this.apply(auth, id, 'delete');
+  async remove(auth: AuthContext, id: string): Promise<WebhookEndpoint> {
+    const deleted = await this.apply(auth, id, 'delete');
+    // Best effort: without Redis the delete stands, and only the gauge of open circuits counts it.
+    await this.gate.forget(deleted.id).catch((error: Error) => this.logger.warn({ endpoint_id: deleted.id, error: error.message }, 'deleted endpoint: its circuit could not be dropped'));
+    return deleted;
   }
 
   /** Support enables an endpoint for personal-data events (CLI `webhook:grant-pii`). */

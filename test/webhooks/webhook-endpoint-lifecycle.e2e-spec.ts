@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { ApiKeyHooks } from '../../src/platform/auth/api-key-hooks.js';
 import { ApiKeysService } from '../../src/platform/auth/api-keys.service.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
+import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { WebhookEndpoint, type WebhookEndpointStatus, type WebhookDisabledReason } from '../../src/webhooks/webhook-endpoint.entity.js';
 import { startApi, type TestApi } from '../support/api.js';
 import { runCli } from '../support/cli.js';
@@ -115,6 +118,30 @@ describe('webhook endpoint quota and states (e2e)', () => {
       const { id } = await created();
       await setState(id, 'disabled', 'auto_7_day_all_dead');
       expect((await action(id, 'pause')).body).toMatchObject({ status: 'paused', disabled_reason: 'auto_7_day_all_dead' });
+    });
+
+    it('drops a deleted endpoint’s open circuit, which no attempt would ever close: its record shows it closed, the open count leaves it out', async () => {
+      const endpoint = await created();
+      const gate = api.app.get(DeliveryGate);
+      const now = Date.now();
+      await gate.enqueue(Array.from({ length: 5 }, () => ({ endpointId: endpoint.id, deliveryId: randomUUID(), dueMs: now })), now);
+      // A run of failures gives the endpoint one request at a time; the fifth opens the circuit.
+      for (let failure = 0; failure < 5; failure += 1) {
+        const { grants } = await gate.take(1, now);
+        await gate.release(grants.map((grant) => ({ ...grant, verdict: 'down' as const, holdUntilMs: null })), 0, now);
+      }
+      const circuit = async () => (await api.http.get(`/v1/webhook_endpoints/${endpoint.id}`).set('Authorization', session.auth)).body.circuit;
+      expect(await circuit()).toMatchObject({ state: 'open' });
+      const redis = new Redis(api.config.REDIS_URL);
+      try {
+        const counted = () => redis.sismember(`${api.config.REDIS_PREFIX}:wh:open`, endpoint.id);
+        expect(await counted()).toBe(1);
+        expect((await remove(endpoint.id)).body.circuit).toMatchObject({ state: 'closed', opened_at: null });
+        expect(await circuit()).toMatchObject({ state: 'closed', opened_at: null });
+        expect(await counted()).toBe(0);
+      } finally {
+        redis.disconnect();
+      }
     });
 
     it('deletes active and paused endpoints; they stay listed and answer 404 to pause, resume, delete and changes', async () => {

@@ -150,6 +150,15 @@ export class DeliveryGate implements OnApplicationShutdown {
     );
   }
 
+  /**
+   * Drops an endpoint's circuit and hold (a deleted endpoint is never attempted again, so an open
+   * circuit would stay open, and counted, for ever). Deliveries it still has waiting stay, to end
+   * `endpoint_disabled` when their turn comes.
+   */
+  async forget(endpointId: string): Promise<void> {
+    await this.redis.multi().del(`${this.prefix}:ep:${endpointId}`).srem(`${this.prefix}:open`, endpointId).exec();
+  }
+
   /** Endpoints whose circuit is open or half-open. */
   openCircuits(): Promise<number> {
     return this.redis.scard(`${this.prefix}:open`);
