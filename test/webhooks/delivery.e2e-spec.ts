@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
+import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
+import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
 import { WebhookSecretBox } from '../../src/webhooks/secrets/webhook-secret-box.js';
 import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
@@ -92,6 +94,58 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
     await db.query(`UPDATE events SET dispatched_at = NULL WHERE id = $1`, [eventId]);
     await waitFor(async () => (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [eventId])).length === 1);
     expect(await deliveriesOf(api.app, subscribed.endpoint.id)).toHaveLength(1);
+  });
+
+  describe('an event relayed late is judged by the endpoint as it was when the event happened (spec 3 rules 1 and 3)', () => {
+    /** Publishes an event whose time is `at`, as if the relay had been behind since then. */
+    async function eventAt(at: string): Promise<string> {
+      const data = await eventData(api.app, 'fin.invoice.created');
+      const id = await api.app.get(TenantData).transaction(session.tenant.id, async (scope) => {
+        const envelope = await api.app.get(EventPublisher).publish(scope, 'fin.invoice.created', data);
+        await scope.query(`UPDATE events SET created_at = $3 WHERE tenant_id = $1 AND id = $2`, [envelope.id, at]);
+        return envelope.id;
+      });
+      await waitFor(async () => (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [id])).length === 1);
+      return id;
+    }
+    const setStatus = (id: string, status: 'paused' | 'active') =>
+      db.query(`UPDATE webhook_endpoints SET status = $2, status_changed_at = clock_timestamp() WHERE id = $1 RETURNING status_changed_at`, [id, status]);
+    const now = async (): Promise<string> => (await db.query(`SELECT clock_timestamp()::text AS at`))[0].at;
+
+    it('an event of a pause, relayed after the resume: never queued for the endpoint', async () => {
+      const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/late/paused') });
+      await setStatus(endpoint.id, 'paused');
+      const during = await now();
+      await setStatus(endpoint.id, 'active');
+      await eventAt(during);
+      expect(await deliveriesOf(api.app, endpoint.id)).toEqual([]);
+      // An event after the resume is delivered as usual.
+      await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      expect(await settledDeliveries(api.app, endpoint.id, 1)).toEqual([expect.objectContaining({ status: 'delivered' })]);
+    });
+
+    it('an event from before a pause, relayed after it: a delivery that ends endpoint_disabled, replayable', async () => {
+      const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/late/active') });
+      const before = await now();
+      await setStatus(endpoint.id, 'paused');
+      const eventId = await eventAt(before);
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ event_id: eventId, status: 'failed', error_class: 'endpoint_disabled', attempt: 0 });
+      expect(requestsTo('/late/active')).toHaveLength(0);
+      await setStatus(endpoint.id, 'active');
+      const replayed = await api.http.post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`).set('Authorization', session.auth);
+      expect(replayed.body).toEqual({ enqueued: 1 });
+      await waitFor(async () => requestsTo('/late/active').length === 1, 10_000, 'the replay to arrive');
+    });
+
+    it('an event from before a pause and a resume, relayed after both, is delivered', async () => {
+      const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/late/between') });
+      const before = await now();
+      await setStatus(endpoint.id, 'paused');
+      await setStatus(endpoint.id, 'active');
+      await eventAt(before);
+      expect(await settledDeliveries(api.app, endpoint.id, 1)).toEqual([expect.objectContaining({ status: 'delivered' })]);
+    });
   });
 
   it('pauses an endpoint with api_key_inactive at the first event its expired key can no longer receive', async () => {

@@ -336,6 +336,28 @@ describe('events feed (e2e)', () => {
     expect((await get(`/v1/events/${pending}`, session.auth)).status).toBe(200);
   });
 
+  it('retention: keeps each endpoint’s status at the cutoff and every change since, and drops the changes before it', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/status-history') });
+    await db.query(
+      `INSERT INTO webhook_endpoint_status_changes (tenant_id, endpoint_id, changed_at, status)
+       VALUES ($1, $2, now() - interval '90 days', 'active'), ($1, $2, now() - interval '60 days', 'paused'), ($1, $2, now() - interval '40 days', 'active'),
+              ($1, $2, now() - interval '10 days', 'paused'), ($1, $2, now() - interval '9 days', 'active')`,
+      [session.tenant.id, endpoint.id],
+    );
+    await fixture.worker.get(EventsRetentionJob).run();
+    const left = await db.query(
+      `SELECT status, round(extract(epoch FROM now() - changed_at) / 86400)::int AS days_ago FROM webhook_endpoint_status_changes WHERE endpoint_id = $1 ORDER BY changed_at`,
+      [endpoint.id],
+    );
+    expect(left).toEqual([
+      { status: 'active', days_ago: 40 },
+      { status: 'paused', days_ago: 10 },
+      { status: 'active', days_ago: 9 },
+      { status: 'active', days_ago: 0 },
+    ]);
+  });
+
   it("retention: checking that no delivery still names a deleted event looks the event's deliveries up by event", async () => {
     // The statement PostgreSQL runs for the foreign key webhook_deliveries → events, once per
     // deleted event; with scans ruled out, as on a table too large for one. Without an index

@@ -119,10 +119,23 @@ export interface RelayCandidate extends KeyColumns {
   event_type: string;
   tenant_id: string;
   endpoint_id: string;
+  /** Its status when the event happened (ACTIVE_AT_EVENT): the only candidates are endpoints active then. */
   endpoint_status: 'active';
   pii_enabled: boolean;
   pinned_version: string | null;
 }
+
+/**
+ * The endpoint `w` was active when the event `e` happened: it is active and has not changed
+ * since, or its status history says so (webhook_endpoint_status_changes; an endpoint is created
+ * active). The history is read only for an endpoint whose status changed after the event, which
+ * a relay running behind (no worker, a backlog) meets: an event of a pause is not delivered after
+ * the resume, and one from before a pause becomes a delivery that ends `endpoint_disabled` and
+ * can be replayed (spec 3, rules 1 and 3).
+ */
+const ACTIVE_AT_EVENT = `(w.status_changed_at <= e.created_at OR coalesce((
+    SELECT h.status FROM webhook_endpoint_status_changes h
+     WHERE h.endpoint_id = w.id AND h.changed_at <= e.created_at ORDER BY h.changed_at DESC LIMIT 1), 'active') = 'active')`;
 
 /** Why an endpoint is paused when its key can no longer receive events (spec 3). */
 export type KeyPauseReason = 'api_key_inactive' | 'api_key_revoked';
@@ -309,13 +322,15 @@ export class DeliveryStore implements OnModuleInit {
       const ids = events.map((event) => event.id);
       const candidates: RelayCandidate[] = await manager.query(
         `SELECT e.id AS event_id, e.created_at AS event_created_at, e.type AS event_type, e.tenant_id,
-                w.id AS endpoint_id, w.status AS endpoint_status, w.pii_enabled, w.pinned_version,
+                w.id AS endpoint_id, 'active' AS endpoint_status, w.pii_enabled, w.pinned_version,
                 k.scopes, k.revoked_at, k.expires_at, k.deleted_at
            FROM events e
-           JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND w.status = 'active' AND w.created_at < e.created_at
+           JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND w.created_at < e.created_at
+                                   AND (w.status = 'active' OR (w.status <> 'active' AND w.status_changed_at > e.created_at))
                                    AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
            LEFT JOIN api_keys k ON k.id = w.api_key_id AND k.tenant_id = w.tenant_id
           WHERE e.id = ANY ($1::uuid[])
+            AND ${ACTIVE_AT_EVENT}
           ORDER BY e.created_at, e.id`,
         [ids],
       );
@@ -412,6 +427,28 @@ export class DeliveryStore implements OnModuleInit {
          DELETE FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM originals)
        ), gone AS (
          DELETE FROM events WHERE id IN (SELECT id FROM doomed) RETURNING id
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [before, batch],
+    );
+    return deleted;
+  }
+
+  /**
+   * Deletes a batch of endpoint status history the relay can no longer need: rows older than
+   * `before` (the events' retention) that a later row, also older, supersedes, so each endpoint
+   * keeps its status at `before` and every change since. Answers how many were deleted.
+   */
+  async expireStatusChanges(before: Date, batch: number): Promise<number> {
+    const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
+      `WITH doomed AS (
+         SELECT h.endpoint_id, h.changed_at FROM webhook_endpoint_status_changes h
+          WHERE h.changed_at < $1
+            AND EXISTS (SELECT 1 FROM webhook_endpoint_status_changes n WHERE n.endpoint_id = h.endpoint_id AND n.changed_at > h.changed_at AND n.changed_at < $1)
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED
+       ), gone AS (
+         DELETE FROM webhook_endpoint_status_changes h USING doomed d WHERE h.endpoint_id = d.endpoint_id AND h.changed_at = d.changed_at RETURNING 1
        )
        SELECT count(*)::int AS deleted FROM gone`,
       [before, batch],

@@ -1,0 +1,37 @@
+-- The status each webhook endpoint had since when, so that the relay judges an event against the
+-- endpoint as it was when the event happened (spec 3: events occurring while an endpoint is
+-- paused are not queued for it; pausing does not cancel what was queued before), however late a
+-- worker relays it. A trigger keeps it, whatever changes the status.
+
+CREATE TABLE webhook_endpoint_status_changes (
+  tenant_id    uuid NOT NULL,
+  endpoint_id  uuid NOT NULL,
+  changed_at   timestamptz NOT NULL,
+  status       text NOT NULL,
+  PRIMARY KEY (endpoint_id, changed_at),
+  FOREIGN KEY (tenant_id, endpoint_id) REFERENCES webhook_endpoints (tenant_id, id) ON DELETE CASCADE
+);
+
+INSERT INTO webhook_endpoint_status_changes (tenant_id, endpoint_id, changed_at, status)
+SELECT tenant_id, id, status_changed_at, status FROM webhook_endpoints;
+
+CREATE FUNCTION record_webhook_endpoint_status() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO webhook_endpoint_status_changes (tenant_id, endpoint_id, changed_at, status)
+  VALUES (NEW.tenant_id, NEW.id, NEW.status_changed_at, NEW.status)
+  ON CONFLICT (endpoint_id, changed_at) DO UPDATE SET status = EXCLUDED.status;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER webhook_endpoints_status_history AFTER INSERT OR UPDATE OF status, status_changed_at ON webhook_endpoints
+  FOR EACH ROW EXECUTE FUNCTION record_webhook_endpoint_status();
+
+-- The relay's candidates besides the active endpoints: those whose status changed after an event.
+CREATE INDEX webhook_endpoints_tenant_inactive_changed_idx ON webhook_endpoints (tenant_id, status_changed_at) WHERE status <> 'active';
+
+-- migrate:down
+
+DROP INDEX webhook_endpoints_tenant_inactive_changed_idx;
+DROP TRIGGER webhook_endpoints_status_history ON webhook_endpoints;
+DROP FUNCTION record_webhook_endpoint_status();
+DROP TABLE webhook_endpoint_status_changes;
