@@ -30,7 +30,7 @@ export class EventsFeedController {
       'What happened, newest first, for the retention period (`EVENTS_RETENTION_DAYS`, 30 days by default): reconcile a receiver that ' +
       'was down, or poll for changes. Each item is exactly the JSON object a webhook delivers for the event in the current API version ' +
       `(same \`id\` as the deliveries' envelope and \`Idempotency-Key\`). ${WHO_SEES_WHAT} No event ever appears below one already ` +
-      'listed: an event waits until every transaction of its company that began before it has ended (usually milliseconds), so reading ' +
+      'listed: an event waits until every transaction of its company that published an event and began before it has ended (usually milliseconds), so reading ' +
       'from the newest down to the first event already seen, or `since` the newest `created_at` seen (inclusive; deduplicate on `id`), ' +
       `misses nothing. A cursor is bound to its filters: reused with others it is ${detailKey('EventsInvalidCursor')}.`,
   })
