@@ -26,12 +26,13 @@ END $$;
 CREATE TRIGGER webhook_endpoints_status_history AFTER INSERT OR UPDATE OF status, status_changed_at ON webhook_endpoints
   FOR EACH ROW EXECUTE FUNCTION record_webhook_endpoint_status();
 
--- The relay's candidates besides the active endpoints: those whose status changed after an event.
-CREATE INDEX webhook_endpoints_tenant_inactive_changed_idx ON webhook_endpoints (tenant_id, status_changed_at) WHERE status <> 'active';
+-- The relay's candidates besides the active endpoints: those whose status changed since the
+-- oldest event of its batch, a range of this index however many endpoints were ever deleted.
+CREATE INDEX webhook_endpoints_inactive_changed_idx ON webhook_endpoints (status_changed_at) WHERE status <> 'active';
 
 -- migrate:down
 
-DROP INDEX webhook_endpoints_tenant_inactive_changed_idx;
+DROP INDEX webhook_endpoints_inactive_changed_idx;
 DROP TRIGGER webhook_endpoints_status_history ON webhook_endpoints;
 DROP FUNCTION record_webhook_endpoint_status();
 DROP TABLE webhook_endpoint_status_changes;

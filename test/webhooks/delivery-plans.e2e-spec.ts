@@ -3,7 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
-import { DELIVERY_SQL } from '../../src/webhooks/delivery/delivery-store.js';
+import { DELIVERY_SQL, RELAY_CANDIDATES_SQL } from '../../src/webhooks/delivery/delivery-store.js';
 import { deliveryEnv, isolatedDatabase } from '../support/deliveries.js';
 import { startWorker } from '../support/worker.js';
 
@@ -81,6 +81,34 @@ describe('delivery statements: plans on the worker sessions', () => {
       }
     } finally {
       await other.close();
+    }
+  });
+
+  it('finds the candidate endpoints of a relay without walking a company’s deleted endpoints', async () => {
+    const db = worker.get(DataSource);
+    // A company that created and deleted 3,000 endpoints over time, and has one active one.
+    await db.query(
+      `INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, secret_ciphertext, status, disabled_reason, created_at, status_changed_at)
+       SELECT tenant_id, id, 'old', 'https://receiver.example/old', '{fin.invoice.created}', '\\x00', 'disabled', 'user_deleted', now() - interval '2 days', now() - interval '1 day'
+         FROM api_keys, generate_series(1, 3000) WHERE prefix = 'plans0000000'`,
+    );
+    await db.query('ANALYZE webhook_endpoints');
+    const events: { id: string }[] = await db.query(
+      `INSERT INTO events (id, tenant_id, type, envelope) SELECT gen_random_uuid(), tenant_id, 'fin.invoice.created', '{}' FROM api_keys, generate_series(1, 20) WHERE prefix = 'plans0000000' RETURNING id`,
+    );
+    const pool = (db.driver as unknown as { master: Pool }).master;
+    const session = await pool.connect();
+    try {
+      const { rows } = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RELAY_CANDIDATES_SQL}`, [events.map((event) => event.id)]);
+      const endpointScans = (node: PlanNode & { 'Actual Rows'?: number; 'Actual Loops'?: number }): { rows: number }[] => [
+        ...(node['Relation Name'] === 'webhook_endpoints' ? [{ rows: (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) }] : []),
+        ...(node.Plans ?? []).flatMap(endpointScans),
+      ];
+      const read = endpointScans(rows[0]['QUERY PLAN'][0].Plan).reduce((sum, scan) => sum + scan.rows, 0);
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThan(100);
+    } finally {
+      session.release();
     }
   });
 

@@ -137,6 +137,29 @@ const ACTIVE_AT_EVENT = `(w.status_changed_at <= e.created_at OR coalesce((
     SELECT h.status FROM webhook_endpoint_status_changes h
      WHERE h.endpoint_id = w.id AND h.changed_at <= e.created_at ORDER BY h.changed_at DESC LIMIT 1), 'active') = 'active')`;
 
+/**
+ * A relay's candidates among the endpoints `which` selects: the subscribed endpoints of each
+ * event's company created before it and active at its time, with their owning key. The relay
+ * asks twice, for the active endpoints and for the others that changed status since the event
+ * (and so since the batch's oldest event: a range of their partial index), so that no company's
+ * deleted endpoints are walked.
+ */
+const candidatesAmong = (which: string) => `
+  SELECT e.id AS event_id, e.created_at AS event_created_at, e.type AS event_type, e.tenant_id,
+         w.id AS endpoint_id, 'active' AS endpoint_status, w.pii_enabled, w.pinned_version,
+         k.scopes, k.revoked_at, k.expires_at, k.deleted_at
+    FROM events e
+    JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND ${which} AND w.created_at < e.created_at
+                            AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
+    LEFT JOIN api_keys k ON k.id = w.api_key_id AND k.tenant_id = w.tenant_id
+   WHERE e.id = ANY ($1::uuid[]) AND ${ACTIVE_AT_EVENT}`;
+
+/** The candidates of the events `$1`, oldest event first (exported for the test that reads its plan). */
+export const RELAY_CANDIDATES_SQL = `${candidatesAmong(`w.status = 'active'`)}
+  UNION ALL
+  ${candidatesAmong(`w.status <> 'active' AND w.status_changed_at > e.created_at AND w.status_changed_at > (SELECT min(b.created_at) FROM events b WHERE b.id = ANY ($1::uuid[]))`)}
+  ORDER BY event_created_at, event_id`;
+
 /** Why an endpoint is paused when its key can no longer receive events (spec 3). */
 export type KeyPauseReason = 'api_key_inactive' | 'api_key_revoked';
 
@@ -321,17 +344,7 @@ export class DeliveryStore implements OnModuleInit {
       if (events.length === 0) return { taken: 0, lastTenantId: null, deliveries: [], paused: new Map() };
       const ids = events.map((event) => event.id);
       const candidates: RelayCandidate[] = await manager.query(
-        `SELECT e.id AS event_id, e.created_at AS event_created_at, e.type AS event_type, e.tenant_id,
-                w.id AS endpoint_id, 'active' AS endpoint_status, w.pii_enabled, w.pinned_version,
-                k.scopes, k.revoked_at, k.expires_at, k.deleted_at
-           FROM events e
-           JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND w.created_at < e.created_at
-                                   AND (w.status = 'active' OR (w.status <> 'active' AND w.status_changed_at > e.created_at))
-                                   AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
-           LEFT JOIN api_keys k ON k.id = w.api_key_id AND k.tenant_id = w.tenant_id
-          WHERE e.id = ANY ($1::uuid[])
-            AND ${ACTIVE_AT_EVENT}
-          ORDER BY e.created_at, e.id`,
+        RELAY_CANDIDATES_SQL,
         [ids],
       );
       const { deliveries: rows, paused } = decide(candidates);
