@@ -23,6 +23,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config).child({ context: 'main' });
   if (config.SECRETS_KEY === undefined) logger.warn(MISSING_SECRETS_KEY_WARNING);
+  const relaxed = config.webhookSafetyRelaxed;
+  if (relaxed.length > 0) logger.warn(`Webhook URL safety is relaxed for development and tests: ${relaxed.join('; ')}. Unset them in any real deployment.`);
   const applied = await migrate(config.DATABASE_URL);
   if (applied.length > 0) logger.info(`applied migrations: ${applied.join(', ')}`);
 

@@ -62,6 +62,12 @@ describe('webhook signing secrets in the running service (e2e, dist/main.js)', (
     expect(warning).toMatchObject({ level: 40 });
   });
 
+  it('warns once at start that the development switches of webhook URL safety are set', () => {
+    const warnings = main.lines().filter((line) => typeof line.msg === 'string' && line.msg.startsWith('Webhook URL safety is relaxed'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ level: 40, msg: expect.stringMatching(/WEBHOOK_ALLOW_HTTP=true.*WEBHOOK_ALLOWED_CIDRS=127\.0\.0\.0\/8/) });
+  });
+
   it('refuses to start with NODE_ENV=production and no SECRETS_KEY, naming the variable', async () => {
     const production = spawnMain({ APP_ROLES: 'api', PORT: '0', NODE_ENV: 'production', SECRETS_KEY: '' });
     expect(await production.exit).toBe(1);

@@ -314,6 +314,17 @@ export class AppConfig {
     return /^\d+$/.test(value) ? Number(value) : value;
   }
 
+  /**
+   * The development and test switches of webhook URL safety that are set (operations.md: for local
+   * development and tests only); the process warns at start while any is.
+   */
+  get webhookSafetyRelaxed(): string[] {
+    return [
+      ...(this.WEBHOOK_ALLOW_HTTP ? ['WEBHOOK_ALLOW_HTTP=true (http:// URLs accepted)'] : []),
+      ...(this.WEBHOOK_ALLOWED_CIDRS.length > 0 ? [`WEBHOOK_ALLOWED_CIDRS=${this.WEBHOOK_ALLOWED_CIDRS.join(',')} (URLs may resolve to these non-public ranges)`] : []),
+    ];
+  }
+
   hasRole(role: AppRole): boolean {
     return this.APP_ROLES.includes(role);
   }
