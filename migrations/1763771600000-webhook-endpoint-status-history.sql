@@ -15,16 +15,26 @@ CREATE TABLE webhook_endpoint_status_changes (
 INSERT INTO webhook_endpoint_status_changes (tenant_id, endpoint_id, changed_at, status)
 SELECT tenant_id, id, status_changed_at, status FROM webhook_endpoints;
 
+-- A change is recorded at the endpoint's status_changed_at, which every transition sets; one
+-- that changed the status without it is recorded at the current time, never over an earlier row.
 CREATE FUNCTION record_webhook_endpoint_status() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  at timestamptz := NEW.status_changed_at;
 BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.status_changed_at IS NOT DISTINCT FROM NEW.status_changed_at THEN
+    at := clock_timestamp();
+  END IF;
   INSERT INTO webhook_endpoint_status_changes (tenant_id, endpoint_id, changed_at, status)
-  VALUES (NEW.tenant_id, NEW.id, NEW.status_changed_at, NEW.status)
+  VALUES (NEW.tenant_id, NEW.id, at, NEW.status)
   ON CONFLICT (endpoint_id, changed_at) DO UPDATE SET status = EXCLUDED.status;
   RETURN NULL;
 END $$;
 
-CREATE TRIGGER webhook_endpoints_status_history AFTER INSERT OR UPDATE OF status, status_changed_at ON webhook_endpoints
+CREATE TRIGGER webhook_endpoints_status_created AFTER INSERT ON webhook_endpoints
   FOR EACH ROW EXECUTE FUNCTION record_webhook_endpoint_status();
+CREATE TRIGGER webhook_endpoints_status_changed AFTER UPDATE OF status, status_changed_at ON webhook_endpoints
+  FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status OR OLD.status_changed_at IS DISTINCT FROM NEW.status_changed_at)
+  EXECUTE FUNCTION record_webhook_endpoint_status();
 
 -- The relay's candidates besides the active endpoints: those whose status changed since the
 -- oldest event of its batch, a range of this index however many endpoints were ever deleted.
@@ -33,6 +43,7 @@ CREATE INDEX webhook_endpoints_inactive_changed_idx ON webhook_endpoints (status
 -- migrate:down
 
 DROP INDEX webhook_endpoints_inactive_changed_idx;
-DROP TRIGGER webhook_endpoints_status_history ON webhook_endpoints;
+DROP TRIGGER webhook_endpoints_status_changed ON webhook_endpoints;
+DROP TRIGGER webhook_endpoints_status_created ON webhook_endpoints;
 DROP FUNCTION record_webhook_endpoint_status();
 DROP TABLE webhook_endpoint_status_changes;

@@ -4,6 +4,7 @@ import type { EventType } from '../../src/platform/catalog/event-types.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
 import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
+import { EventRelay } from '../../src/webhooks/delivery/event-relay.service.js';
 import { EventsRetentionJob } from '../../src/webhooks/delivery/events-retention.job.js';
 import { FEED_PAGE_BYTES, FEED_SQL } from '../../src/webhooks/events-feed/events-feed.service.js';
 import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
@@ -356,6 +357,33 @@ describe('events feed (e2e)', () => {
       { status: 'active', days_ago: 9 },
       { status: 'active', days_ago: 0 },
     ]);
+  });
+
+  it('retention: keeps the status history an event still to relay needs, however old', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/status-history-unrelayed') });
+    await db.query(
+      `INSERT INTO webhook_endpoint_status_changes (tenant_id, endpoint_id, changed_at, status)
+       VALUES ($1, $2, now() - interval '90 days', 'active'), ($1, $2, now() - interval '60 days', 'paused'), ($1, $2, now() - interval '40 days', 'active')`,
+      [session.tenant.id, endpoint.id],
+    );
+    // No worker relays meanwhile: an event of 50 days ago, during the pause, waits to be relayed.
+    const relay = jest.spyOn(fixture.worker.get(EventRelay), 'relayBatch').mockResolvedValue(0);
+    const [{ id }] = await db.query(
+      `INSERT INTO events (id, tenant_id, type, envelope, created_at) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}', now() - interval '50 days') RETURNING id`,
+      [session.tenant.id],
+    );
+    try {
+      await fixture.worker.get(EventsRetentionJob).run();
+    } finally {
+      relay.mockRestore();
+      await db.query('DELETE FROM events WHERE id = $1', [id]);
+    }
+    const left = await db.query(
+      `SELECT status, round(extract(epoch FROM now() - changed_at) / 86400)::int AS days_ago FROM webhook_endpoint_status_changes WHERE endpoint_id = $1 ORDER BY changed_at`,
+      [endpoint.id],
+    );
+    expect(left.map((row: { status: string; days_ago: number }) => `${row.status} ${row.days_ago}`)).toEqual(['paused 60', 'active 40', 'active 0']);
   });
 
   it("retention: checking that no delivery still names a deleted event looks the event's deliveries up by event", async () => {

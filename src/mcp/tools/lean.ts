@@ -46,8 +46,8 @@ export function fitItem(item: Record<string, unknown>, budget: number): { item: 
   if (jsonBytes(item) <= budget) return { item, cut: [] };
   const lists = Object.keys(item).filter((name) => isRecordList(item[name]));
   const rest = Object.fromEntries(Object.entries(item).filter(([name]) => !lists.includes(name)));
-  // Room for the counts: `,"line_count":500` at most 30 bytes each.
-  let left = budget - jsonBytes(rest) - lists.length * 30;
+  // Room for the counts: `,"line_count":500` for each.
+  let left = budget - jsonBytes(rest) - lists.reduce((sum, name) => sum + jsonBytes({ [countName(name)]: (item[name] as unknown[]).length }), 0);
   const fitted: Record<string, unknown> = {};
   const cut: string[] = [];
   for (const [name, value] of Object.entries(item)) {

@@ -70,17 +70,26 @@ const pageOf = (item: z.ZodType) =>
     hint: z.string().optional(),
   });
 
-/** A list item's schema: nested records may be replaced by their count (leanItem). */
-function listItem(item: z.ZodObject): z.ZodObject {
+/** `item` with an optional count member beside each of its arrays of records (`lines` → `line_count`), described by `describe`. */
+function withCounts(item: z.ZodObject, describe: (name: string) => string): z.ZodObject {
   const counts: Record<string, z.ZodType> = {};
   for (const [name, member] of Object.entries(item.shape)) {
     const inner = member instanceof z.ZodOptional ? member.unwrap() : member;
     if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
-      counts[`${name.replace(/s$/, '')}_count`] = z.number().int().optional().describe(`How many ${name}; name ${name} in fields to get them.`);
+      counts[`${name.replace(/s$/, '')}_count`] = z.number().int().optional().describe(describe(name));
     }
   }
   return item.extend(counts);
 }
+
+/** A list item's schema: nested records may be replaced by their count (leanItem). */
+const listItem = (item: z.ZodObject) => withCounts(item, (name) => `How many ${name}; name ${name} in fields to get them.`);
+
+/** A record's schema as `get_` answers it: nested records may be cut to fit the result (fitItem), with their count and a hint. */
+const cutItem = (item: z.ZodObject) =>
+  withCounts(item, (name) => `How many ${name} the record has, when ${name} holds only the first of them.`).extend({
+    hint: z.string().optional().describe('Present when nested records were cut to fit the result.'),
+  });
 
 /** Ranks a search hit: a member equal to the query, then one starting with it, then any. */
 function rank(item: Record<string, unknown>, columns: readonly string[], query: string): number {
@@ -176,7 +185,7 @@ export class ToolCatalog {
         title: `Get ${resource.article} ${resource.singular}`,
         description: `Gets one ${resource.singular} by its id, nested records included. ${resource.description}`,
         input: z.object({ id: z.guid().describe(`The ${resource.singular}'s id.`), fields }).strict(),
-        output: listItem(item).extend({ hint: z.string().optional() }),
+        output: cutItem(item),
         run: (tenantId, args) => this.get(resource, tenantId, args),
       },
       {

@@ -18,7 +18,7 @@ export const PROBLEM_TYPES = {
   unauthorized: { title: 'Unauthorized', description: 'The credential is missing, malformed, unknown, revoked or expired.' },
   'unsupported-version': { title: 'Unsupported API version', description: 'The `OH-Version` header names a version this server does not serve; `supported_versions` lists those it does.' },
   'version-sunset': { title: 'API version sunset', description: 'The `OH-Version` header names a version that is no longer served.' },
-  'rate-limited': { title: 'Rate limited', description: 'Too many requests from this credential: wait the `Retry-After` seconds, then repeat.' },
+  'rate-limited': { title: 'Rate limited', description: 'Too many requests from this credential, or failed authentications from this client address: wait the `Retry-After` seconds, then repeat.' },
   'quota-exceeded': { title: 'Quota exceeded', description: 'A count the company may hold is reached (`limit` gives it). No `Retry-After`: free a place first.' },
   'payload-too-large': { title: 'Payload too large', description: 'The request body is larger than the API accepts.' },
   'method-not-allowed': { title: 'Method not allowed', description: 'The path exists, but not with this method; the `Allow` header lists those it has.' },

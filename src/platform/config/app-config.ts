@@ -39,9 +39,9 @@ const IsCidr = () =>
     name: 'isCidr',
     validator: { validate: (value) => typeof value === 'string' && ipaddr.isValidCIDR(value), defaultMessage: () => 'each entry must be a CIDR range such as 127.0.0.0/8' },
   }, { each: true });
-/** 32 bytes, as 64 hexadecimal digits or in base64 (`openssl rand -base64 32`). */
 /** The longest wait a Node timer (setTimeout) or a PostgreSQL timeout takes: 2^31 - 1 ms, about 24.8 days. A longer one fires at once, or fails the connection. */
 const MAX_TIMER_MS = 2_147_483_647;
+/** 32 bytes, as 64 hexadecimal digits or in base64 (`openssl rand -base64 32`). */
 const SECRETS_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
 

@@ -43,25 +43,34 @@ export const PUBLISHING_LOCK_NAMESPACE = 0x45_56_54; // "EVT"
 /**
  * Inserts the event with its company's publishing lock. Its time is the database's: the row's
  * `created_at`, and the envelope's to the millisecond (RFC 3339, as a receiver gets it), so the
- * feed filters and orders on the time a client sees, on the clock the feed's horizon reads.
+ * feed filters and orders on the time a client sees, on the clock the feed's horizon reads. The
+ * time is read after the lock is granted (each subquery is a fence the one above it reads from),
+ * so a horizon that does not see the lock was read before this event's time.
  */
 const INSERT_EVENT_SQL = `INSERT INTO events (tenant_id, id, type, envelope, created_at)
   SELECT $1::uuid, $2::uuid, $3::text, jsonb_set($4::jsonb, '{created_at}', to_jsonb(to_char(now.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), now.at
-    FROM (SELECT clock_timestamp() AS at, pg_advisory_xact_lock_shared($5::int, hashtext($1::uuid::text))) now
+    FROM (SELECT clock_timestamp() AS at FROM (SELECT pg_advisory_xact_lock_shared($5::int, hashtext($1::uuid::text)) OFFSET 0) locked OFFSET 0) now
   RETURNING envelope->>'created_at' AS created_at`;
 
 /**
  * The feed's horizon for a company: the time (UTC, to the microsecond, the cursor's form) below
  * which every event it will ever have is committed. Events are inserted in open transactions,
  * so one inserted earlier can commit later than one already listed; below the horizon that can
- * no longer happen. It is the start of the oldest transaction holding the company's publishing
- * lock (its events are no older), or now when none does (an event inserted from now on is no
- * older). Read in its own statement before the page's, so that a transaction that ends between
- * the two is either seen holding the lock or seen committed.
+ * no longer happen. It is now when no transaction holds the company's publishing lock (tried
+ * exclusively for the length of this statement: cheap, and a publisher locking after it reads a
+ * later time), else the start of the oldest holder (its events are no older), read from
+ * `pg_locks` after the clock, so a holder it misses took the lock, and read its time, after the
+ * clock. A holder whose start cannot be read (another database role without
+ * `pg_read_all_stats`, or `track_activities` off) makes it -infinity: an empty first page rather
+ * than one an older event could later appear below. Read in its own statement before the page's,
+ * so that a transaction that ends between the two is either seen holding the lock or seen
+ * committed.
  */
-export const PUBLISHING_HORIZON_SQL = `SELECT to_char(least(clock_timestamp(), (
-         SELECT min(a.xact_start) FROM pg_stat_activity a
+export const PUBLISHING_HORIZON_SQL = `SELECT to_char(CASE WHEN pg_try_advisory_xact_lock($2::int, hashtext($1::uuid::text)) THEN now.at ELSE least(now.at, (
+         SELECT min(coalesce(a.xact_start, '-infinity')) FROM pg_stat_activity a
           WHERE a.pid IN (SELECT l.pid FROM pg_locks l
-                           WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $2::int::oid AND l.objid = hashtext($1::uuid::text)::oid AND l.objsubid = 2
-                             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())))) AT TIME ZONE 'UTC',
-       'YYYY-MM-DD"T"HH24:MI:SS.US') AS horizon`;
+                           WHERE l.locktype = 'advisory' AND l.granted AND l.mode = 'ShareLock' AND l.classid = $2::int::oid
+                             AND l.objid = hashtext($1::uuid::text)::oid AND l.objsubid = 2
+                             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())))) END AT TIME ZONE 'UTC',
+       'YYYY-MM-DD"T"HH24:MI:SS.US') AS horizon
+  FROM (SELECT clock_timestamp() AS at OFFSET 0) now`;

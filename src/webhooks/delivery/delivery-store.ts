@@ -449,15 +449,19 @@ export class DeliveryStore implements OnModuleInit {
 
   /**
    * Deletes a batch of endpoint status history the relay can no longer need: rows older than
-   * `before` (the events' retention) that a later row, also older, supersedes, so each endpoint
-   * keeps its status at `before` and every change since. Answers how many were deleted.
+   * `before` (the events' retention), and than every event still to relay, that a later row, also
+   * older, supersedes; so each endpoint keeps its status at that time and every change since.
+   * Answers how many were deleted.
    */
   async expireStatusChanges(before: Date, batch: number): Promise<number> {
     const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
-      `WITH doomed AS (
+      `WITH cutoff AS (
+         SELECT least($1::timestamptz, coalesce((SELECT min(created_at) FROM events WHERE dispatched_at IS NULL), $1::timestamptz)) AS at
+       ), doomed AS (
          SELECT h.endpoint_id, h.changed_at FROM webhook_endpoint_status_changes h
-          WHERE h.changed_at < $1
-            AND EXISTS (SELECT 1 FROM webhook_endpoint_status_changes n WHERE n.endpoint_id = h.endpoint_id AND n.changed_at > h.changed_at AND n.changed_at < $1)
+          WHERE h.changed_at < (SELECT at FROM cutoff)
+            AND EXISTS (SELECT 1 FROM webhook_endpoint_status_changes n
+                         WHERE n.endpoint_id = h.endpoint_id AND n.changed_at > h.changed_at AND n.changed_at < (SELECT at FROM cutoff))
           LIMIT $2
             FOR UPDATE SKIP LOCKED
        ), gone AS (

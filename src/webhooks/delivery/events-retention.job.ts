@@ -35,7 +35,6 @@ export class EventsRetentionJob {
       if (batch < RETENTION_BATCH) break;
     }
     if (deleted > 0) this.logger.log({ deleted, before: before.toISOString() }, 'deleted events past their retention');
-    // An event older than `before` still to relay (no worker for the whole period) is then judged by its endpoints' status at `before`.
     let expired: number;
     do expired = await this.store.expireStatusChanges(before, RETENTION_BATCH);
     while (expired === RETENTION_BATCH);
