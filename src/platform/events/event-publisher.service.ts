@@ -60,14 +60,15 @@ const INSERT_EVENT_SQL = `INSERT INTO events (tenant_id, id, type, envelope, cre
  * exclusively for the length of this statement: cheap, and a publisher locking after it reads a
  * later time), else the start of the oldest holder (its events are no older), read from
  * `pg_locks` after the clock, so a holder it misses took the lock, and read its time, after the
- * clock. A holder whose start cannot be read (another database role without
- * `pg_read_all_stats`, or `track_activities` off) makes it -infinity: an empty first page rather
- * than one an older event could later appear below. Read in its own statement before the page's,
+ * clock. A holder with no transaction start by the time its activity is read has committed
+ * since (or locked after the clock), and does not count; one whose start cannot be read (another
+ * database role without `pg_read_all_stats`: `state` null; `track_activities` off: `disabled`)
+ * makes it -infinity: an empty first page rather than one an older event could later appear below. Read in its own statement before the page's,
  * so that a transaction that ends between the two is either seen holding the lock or seen
  * committed.
  */
 export const PUBLISHING_HORIZON_SQL = `SELECT to_char(CASE WHEN pg_try_advisory_xact_lock($2::int, hashtext($1::uuid::text)) THEN now.at ELSE least(now.at, (
-         SELECT min(coalesce(a.xact_start, '-infinity')) FROM pg_stat_activity a
+         SELECT min(CASE WHEN a.xact_start IS NOT NULL THEN a.xact_start WHEN a.state IS NULL OR a.state = 'disabled' THEN '-infinity' END) FROM pg_stat_activity a
           WHERE a.pid IN (SELECT l.pid FROM pg_locks l
                            WHERE l.locktype = 'advisory' AND l.granted AND l.mode = 'ShareLock' AND l.classid = $2::int::oid
                              AND l.objid = hashtext($1::uuid::text)::oid AND l.objsubid = 2
