@@ -1,8 +1,9 @@
 import { jest } from '@jest/globals';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { EventType } from '../../src/platform/catalog/event-types.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
+import { EventPublisher, PUBLISHING_HORIZON_SQL, PUBLISHING_LOCK_NAMESPACE } from '../../src/platform/events/event-publisher.service.js';
 import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { EventRelay } from '../../src/webhooks/delivery/event-relay.service.js';
 import { EventsRetentionJob } from '../../src/webhooks/delivery/events-retention.job.js';
@@ -213,6 +214,54 @@ describe('events feed (e2e)', () => {
     const after = (await get('/v1/events', session.auth)).body.data as { id: string; created_at: string }[];
     expect(after.map((item) => item.id)).toEqual([newer, late, seen]);
     expect(after[1].created_at < after[0].created_at).toBe(true);
+  });
+
+  it('under concurrent publishing, never answers a horizon below which an event is still to commit, nor an empty one', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const tenantId = session.tenant.id;
+    const data = await eventData(api.app, 'fin.invoice.created');
+    const connect = async () => {
+      const client = new pg.Client({ connectionString: api.config.DATABASE_URL });
+      await client.connect();
+      return client;
+    };
+    // A few milliseconds inside a transaction, between its statements: the windows a reader can fall into.
+    const pause = (client: pg.Client) => client.query('SELECT pg_sleep(random() * 0.003)');
+    let publishing = 4;
+    const publisher = async () => {
+      for (let transaction = 0; transaction < 40; transaction += 1) {
+        await api.app.get(TenantData).transaction(tenantId, async (scope) => {
+          for (let event = 0; event < 1 + (transaction % 3); event += 1) {
+            await api.app.get(EventPublisher).publish(scope, 'fin.invoice.created', data);
+            await scope.query('SELECT $1::uuid, pg_sleep(random() * 0.003)');
+          }
+        });
+      }
+      publishing -= 1;
+    };
+    const observations: { horizon: string | null; seen: Set<string> }[] = [];
+    const reader = async () => {
+      const [horizons, pages] = [await connect(), await connect()];
+      try {
+        while (publishing > 0) {
+          const [{ horizon }] = (await horizons.query({ name: 'horizon', text: PUBLISHING_HORIZON_SQL, values: [tenantId, PUBLISHING_LOCK_NAMESPACE] })).rows;
+          const { rows } = await pages.query(`SELECT id FROM events WHERE tenant_id = $1 AND created_at < ($2::timestamp AT TIME ZONE 'UTC')`, [tenantId, horizon]);
+          observations.push({ horizon, seen: new Set(rows.map((row: { id: string }) => row.id)) });
+          await pause(pages);
+        }
+      } finally {
+        await Promise.all([horizons.end(), pages.end()]);
+      }
+    };
+    await Promise.all([publisher(), publisher(), publisher(), publisher(), reader(), reader()]);
+
+    expect(observations.length).toBeGreaterThan(20);
+    expect(observations.filter((observation) => observation.horizon === null)).toEqual([]);
+    // Every event below a horizon once read was visible right after it: none committed below it later.
+    for (const { horizon, seen } of observations) {
+      const below: { id: string }[] = await db.query(`SELECT id FROM events WHERE tenant_id = $1 AND created_at < ($2::timestamp AT TIME ZONE 'UTC')`, [tenantId, horizon]);
+      expect(below.filter((row) => !seen.has(row.id))).toEqual([]);
+    }
   });
 
   it('keeps one time per event, the database’s, in the row and (to the millisecond) the envelope: since compares what the item shows', async () => {
