@@ -12,7 +12,7 @@ import { attemptOutcomeLabel, DeliveryMetrics } from './delivery-metrics.js';
 import { type AttemptRecord, DeliveryStore, type LeasedDelivery, type Outcome } from './delivery-store.js';
 import type { Grant, ReceiverVerdict } from './gate/delivery-gate.js';
 import { retryAfterMs, retryDelayMs } from './retry-policy.js';
-import { deliveryRefusal, entitlementKeyOf, keyStateAt } from './webhook-entitlement.js';
+import { deliveryRefusal, entitlementKeyOf, keyPauseReason } from './webhook-entitlement.js';
 import { WebhookClock } from './webhook-clock.js';
 import { renderEnvelope } from './webhook-envelope.js';
 import { VettedUrlCache } from './vetted-url-cache.js';
@@ -73,7 +73,7 @@ export class DeliveryAttemptHandler {
       await this.finish(delivery, token, { status: 'failed', errorClass: refusal, retryInMs: null }, null);
       // As at the relay: the first event the key can no longer receive pauses its endpoint.
       if (refusal === 'api_key_inactive') {
-        const reason = keyStateAt(key, now) === 'revoked' ? 'api_key_revoked' : 'api_key_inactive';
+        const reason = keyPauseReason(key, now);
         if (await this.store.pauseForKey(delivery.endpoint_id, reason)) {
           this.logger.warn({ endpoint_id: delivery.endpoint_id, reason }, 'endpoint paused: its API key can no longer receive events');
         }

@@ -8,7 +8,7 @@ import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
 import { StatementBatcher } from './statement-batcher.js';
 import type { DeliveryErrorClass, DeliveryStatus } from './webhook-delivery.entity.js';
-import type { KeyColumns } from './webhook-entitlement.js';
+import type { KeyColumns, KeyPauseReason } from './webhook-entitlement.js';
 import type { SendErrorKind } from './webhook-sender.js';
 
 /** Names of the attempt's two prepared statements (DELIVERY_SQL). */
@@ -159,9 +159,6 @@ export const RELAY_CANDIDATES_SQL = `${candidatesAmong(`w.status = 'active'`)}
   UNION ALL
   ${candidatesAmong(`w.status <> 'active' AND w.status_changed_at > e.created_at AND w.status_changed_at > (SELECT min(b.created_at) FROM events b WHERE b.id = ANY ($1::uuid[]))`)}
   ORDER BY event_created_at, event_id`;
-
-/** Why an endpoint is paused when its key can no longer receive events (spec 3). */
-export type KeyPauseReason = 'api_key_inactive' | 'api_key_revoked';
 
 /** Spec 3: an active endpoint whose owning key can no longer receive events becomes paused, with the reason. */
 const PAUSE_FOR_KEY_SQL = `UPDATE webhook_endpoints SET status = 'paused', disabled_reason = $2, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()

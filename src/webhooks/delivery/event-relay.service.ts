@@ -4,7 +4,7 @@ import { AppConfig } from '../../platform/config/app-config.js';
 import { PgListener } from '../../platform/database/pg-listener.js';
 import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
-import { deliveryRefusal, entitlementKeyOf, keyStateAt } from './webhook-entitlement.js';
+import { deliveryRefusal, entitlementKeyOf, keyPauseReason } from './webhook-entitlement.js';
 import { DeliveryGate } from './gate/delivery-gate.js';
 import { type DeliveryRef, DeliveryStore, type FanOut, RELAY_BATCH, type RelayCandidate, SWEEP_BATCH } from './delivery-store.js';
 
@@ -114,7 +114,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
       const at = candidate.event_created_at;
       const refusal = deliveryRefusal(this.access, { status: candidate.endpoint_status, piiEnabled: candidate.pii_enabled }, key, candidate.event_type, at);
       if (refusal === 'api_key_inactive') {
-        fanOut.paused.set(candidate.endpoint_id, keyStateAt(key, at) === 'revoked' ? 'api_key_revoked' : 'api_key_inactive');
+        fanOut.paused.set(candidate.endpoint_id, keyPauseReason(key, at));
       } else if (refusal === null) {
         fanOut.deliveries.push({
           tenantId: candidate.tenant_id,

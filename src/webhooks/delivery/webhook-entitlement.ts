@@ -50,6 +50,14 @@ export function keyStateAt(key: EntitlementKey | null, at: Date): EventSubscribe
   return 'active';
 }
 
+/** Why an endpoint is paused when its key can no longer receive events (spec 3). */
+export type KeyPauseReason = 'api_key_inactive' | 'api_key_revoked';
+
+/** The reason to pause an endpoint whose key was refused as inactive at `at`: revoked, or expired or deleted. */
+export function keyPauseReason(key: EntitlementKey | null, at: Date): KeyPauseReason {
+  return keyStateAt(key, at) === 'revoked' ? 'api_key_revoked' : 'api_key_inactive';
+}
+
 function passed(moment: Date | null, at: Date): boolean {
   return moment !== null && moment.getTime() <= at.getTime();
 }
