@@ -34,7 +34,7 @@ export function countWithinBudget(items: readonly unknown[], budget: number): nu
 const isRecordList = (value: unknown): value is unknown[] => Array.isArray(value) && value.length > 0 && value.every((entry) => typeof entry === 'object' && entry !== null);
 
 /** The member that counts an array of records: `lines` → `line_count`. */
-const countName = (name: string) => `${name.replace(/s$/, '')}_count`;
+export const countName = (name: string) => `${name.replace(/s$/, '')}_count`;
 
 /**
  * An item within `budget` bytes of JSON. Its scalar members are bounded by the resource's

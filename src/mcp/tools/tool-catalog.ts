@@ -7,7 +7,7 @@ import { ResourceReader } from '../../platform/resources/resource-reader.service
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
 import { itemSchema } from './item-schema.js';
-import { countWithinBudget, fitItem, leanItem, withoutNulls } from './lean.js';
+import { countName, countWithinBudget, fitItem, leanItem, withoutNulls } from './lean.js';
 import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES, type ToolSources } from '../tool-names.js';
 
 /** Items per page when a call names no `limit`, and the most a call may ask for. */
@@ -76,7 +76,7 @@ function withCounts(item: z.ZodObject, describe: (name: string) => string): z.Zo
   for (const [name, member] of Object.entries(item.shape)) {
     const inner = member instanceof z.ZodOptional ? member.unwrap() : member;
     if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
-      counts[`${name.replace(/s$/, '')}_count`] = z.number().int().optional().describe(describe(name));
+      counts[countName(name)] = z.number().int().optional().describe(describe(name));
     }
   }
   return item.extend(counts);
