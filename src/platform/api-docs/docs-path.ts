@@ -3,13 +3,10 @@
 /** Swagger UI. */
 export const DOCS_PATH = 'docs';
 
-export function isDocsPath(path: string): boolean {
-  return path === `/${DOCS_PATH}` || path.startsWith(`/${DOCS_PATH}/`);
-}
-
 /** The pages the problem `type` URLs name under the default ERRORS_BASE_URL. */
 export const PROBLEM_TYPES_PATH = 'errors';
 
-export function isProblemTypesPath(path: string): boolean {
-  return path === `/${PROBLEM_TYPES_PATH}` || path.startsWith(`/${PROBLEM_TYPES_PATH}/`);
-}
+const under = (base: string) => (path: string) => path === `/${base}` || path.startsWith(`/${base}/`);
+
+export const isDocsPath = under(DOCS_PATH);
+export const isProblemTypesPath = under(PROBLEM_TYPES_PATH);

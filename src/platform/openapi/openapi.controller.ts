@@ -5,7 +5,8 @@ import { Public } from '../route-access/require-scopes.decorator.js';
 import { ifNoneMatchHits } from './conditional-get.js';
 import { OpenApiPublication } from './openapi-publication.js';
 
-const CACHE_CONTROL = 'public, max-age=300';
+/** What the published documentation answers may be cached for: the specification's 5 minutes (spec section 8). */
+export const DOCUMENTATION_CACHE_CONTROL = 'public, max-age=300';
 
 @ApiTags('Specification')
 @Controller('v1')
@@ -37,7 +38,7 @@ export class OpenApiController {
   serve(@Req() request: Request, @Res() response: Response): void {
     const chosen = this.publication.representation(request.acceptsEncodings('gzip', 'identity') === 'gzip');
     response.setHeader('ETag', chosen.etag);
-    response.setHeader('Cache-Control', CACHE_CONTROL);
+    response.setHeader('Cache-Control', DOCUMENTATION_CACHE_CONTROL);
     response.setHeader('Vary', 'Accept-Encoding');
     if (ifNoneMatchHits(request.headers['if-none-match'], this.publication.etags())) {
       response.status(304).end();

@@ -7,8 +7,7 @@ import { Errors, type ErrorDefinition, PROBLEM_TYPES, type ProblemType, resource
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { Public } from '../route-access/require-scopes.decorator.js';
-
-const CACHE_CONTROL = 'public, max-age=300';
+import { DOCUMENTATION_CACHE_CONTROL } from './openapi.controller.js';
 
 /** The admin CLI's errors go to its stderr, never into an HTTP answer. */
 const CLI_ONLY_PREFIX = 'errors.admin.';
@@ -97,7 +96,7 @@ export class ProblemTypesController {
   }
 
   private answer(request: Request, response: Response, json: object, html: () => string): void {
-    response.setHeader('Cache-Control', CACHE_CONTROL);
+    response.setHeader('Cache-Control', DOCUMENTATION_CACHE_CONTROL);
     response.setHeader('Vary', 'Accept');
     if (request.accepts(['application/json', 'text/html']) === 'text/html') response.status(200).type('text/html').send(html());
     else response.status(200).json(json);
