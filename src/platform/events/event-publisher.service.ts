@@ -63,9 +63,9 @@ const INSERT_EVENT_SQL = `INSERT INTO events (tenant_id, id, type, envelope, cre
  * clock. A holder with no transaction start by the time its activity is read has committed
  * since (or locked after the clock), and does not count; one whose start cannot be read (another
  * database role without `pg_read_all_stats`: `state` null; `track_activities` off: `disabled`)
- * makes it -infinity: an empty first page rather than one an older event could later appear below. Read in its own statement before the page's,
- * so that a transaction that ends between the two is either seen holding the lock or seen
- * committed.
+ * makes it -infinity: an empty first page rather than one an older event could later appear
+ * below. Read in its own statement before the page's, so that a transaction that ends between
+ * the two is either seen holding the lock or seen committed.
  */
 export const PUBLISHING_HORIZON_SQL = `SELECT to_char(CASE WHEN pg_try_advisory_xact_lock($2::int, hashtext($1::uuid::text)) THEN now.at ELSE least(now.at, (
          SELECT min(CASE WHEN a.xact_start IS NOT NULL THEN a.xact_start WHEN a.state IS NULL OR a.state = 'disabled' THEN '-infinity' END) FROM pg_stat_activity a
