@@ -93,7 +93,8 @@ export class EventsFeedService {
     const list = `events\n${filters.types ? [...filters.types].sort().join(',') : '*'}\n${filters.since?.toISOString() ?? ''}`;
     return this.paginator.keysetPage(page, { list, invalidCursor: 'EventsInvalidCursor' }, async (after, take) => {
       if (!everything && types.length === 0) return { rows: [], cut: false };
-      const rows = everything ? await this.everyType(auth.tenantId, filters.since, after, take) : await this.ofTypes(auth.tenantId, types, filters.since, after, take);
+      const from = after ?? (await this.horizon(auth.tenantId));
+      const rows = everything ? await this.everyType(auth.tenantId, filters.since, from, take) : await this.ofTypes(auth.tenantId, types, filters.since, from, take);
       return {
         rows: rows.map((row) => ({ item: renderEvent(row.envelope, CURRENT_API_VERSION) as unknown as EventDto, position: { createdAt: row.position_ts, id: row.id } })),
         cut: budgetCut(rows),
@@ -115,13 +116,11 @@ export class EventsFeedService {
     return new Set(EVENT_TYPES.filter((type) => this.access.eventVisible(auth.scopes, EventCatalog[type])));
   }
 
-  private async everyType(tenantId: string, since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
-    const from = after ?? (await this.horizon(tenantId));
+  private everyType(tenantId: string, since: Date | undefined, from: CursorPosition, take: number): Promise<FeedRow[]> {
     return this.data.forTenant(tenantId).hotQuery<FeedRow>('events-feed', FEED_SQL.everyType, [since ?? OLDEST, from.createdAt, from.id, take]);
   }
 
-  private async ofTypes(tenantId: string, types: readonly string[], since: Date | undefined, after: CursorPosition | undefined, take: number): Promise<FeedRow[]> {
-    const from = after ?? (await this.horizon(tenantId));
+  private ofTypes(tenantId: string, types: readonly string[], since: Date | undefined, from: CursorPosition, take: number): Promise<FeedRow[]> {
     return this.data.forTenant(tenantId).hotQuery<FeedRow>('events-feed-types', FEED_SQL.ofTypes, [types, since ?? OLDEST, from.createdAt, from.id, take]);
   }
 
