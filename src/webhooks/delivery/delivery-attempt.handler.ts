@@ -70,14 +70,15 @@ export class DeliveryAttemptHandler {
     const refusal = deliveryRefusal(this.access, { status: delivery.endpoint_status, piiEnabled: delivery.pii_enabled }, key, delivery.event_type, now);
     if (refusal !== null) {
       freeSlot('none', null);
-      await this.finish(delivery, token, { status: 'failed', errorClass: refusal, retryInMs: null }, null);
-      // As at the relay: the first event the key can no longer receive pauses its endpoint.
+      // As at the relay: the first event the key can no longer receive pauses its endpoint. Paused
+      // before the delivery is recorded, so whoever sees the failed delivery sees the endpoint paused.
       if (refusal === 'api_key_inactive') {
         const reason = keyPauseReason(key, now);
         if (await this.store.pauseForKey(delivery.endpoint_id, reason)) {
           this.logger.warn({ endpoint_id: delivery.endpoint_id, reason }, 'endpoint paused: its API key can no longer receive events');
         }
       }
+      await this.finish(delivery, token, { status: 'failed', errorClass: refusal, retryInMs: null }, null);
       return null;
     }
 

@@ -327,18 +327,21 @@ export class DeliveryStore implements OnModuleInit {
    *
    * Companies are served in turn, not oldest event first: the events are taken company by
    * company, each company's oldest first, starting with the first company after `after` (in
-   * id order, wrapping around), and the answer names the last company taken from, where the next
-   * transaction starts after. A company whose burst fills whole transactions thus holds back
-   * another company's events by one transaction, not by the burst.
+   * id order, wrapping around). `took` hears the last company taken from as soon as its events
+   * are locked, so that a transaction starting meanwhile begins after it rather than behind it,
+   * in the same company's next events. A company whose burst fills whole transactions thus
+   * holds back another company's events by one transaction, not by the burst.
    */
   relay(
     decide: (candidates: RelayCandidate[]) => FanOut,
-    after: string | null = null,
-  ): Promise<{ taken: number; lastTenantId: string | null; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
+    after: string | null,
+    took: (lastTenantId: string) => void,
+  ): Promise<{ taken: number; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
     return this.dataSource.transaction(async (manager) => {
       const events = await this.undispatched(manager, after, null, RELAY_BATCH);
       if (after !== null && events.length < RELAY_BATCH) events.push(...(await this.undispatched(manager, null, after, RELAY_BATCH - events.length)));
-      if (events.length === 0) return { taken: 0, lastTenantId: null, deliveries: [], paused: new Map() };
+      if (events.length === 0) return { taken: 0, deliveries: [], paused: new Map() };
+      took(events.at(-1)!.tenant_id);
       const ids = events.map((event) => event.id);
       const candidates: RelayCandidate[] = await manager.query(
         RELAY_CANDIDATES_SQL,
@@ -364,8 +367,8 @@ export class DeliveryStore implements OnModuleInit {
                 rows.map((row) => row.personal),
               ],
             );
-      await manager.query(`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
-      return { taken: events.length, lastTenantId: events.at(-1)!.tenant_id, deliveries, paused };
+      await manager.query(`UPDATE events SET dispatched_at = statement_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
+      return { taken: events.length, deliveries, paused };
     });
   }
 

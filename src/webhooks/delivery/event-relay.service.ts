@@ -38,7 +38,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   private readonly running = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
-  /** The company the last relay transaction took events from last: the next starts after it. */
+  /** The company the latest relay transaction took events from last: the next starts after it. */
   private relayCursor: string | null = null;
   /** Where the sweep goes on from: it walks all overdue deliveries over its runs, a batch each. */
   private sweepCursor: { at: Date; id: string } | null = null;
@@ -92,8 +92,11 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** One transaction: take undispatched events, create their deliveries, mark them dispatched. Returns the events taken. */
   async relayBatch(): Promise<number> {
-    const relayed = await this.store.relay((candidates) => this.fanOut(candidates), this.relayCursor);
-    if (relayed.lastTenantId !== null) this.relayCursor = relayed.lastTenantId;
+    const relayed = await this.store.relay(
+      (candidates) => this.fanOut(candidates),
+      this.relayCursor,
+      (lastTenantId) => (this.relayCursor = lastTenantId),
+    );
     for (const [endpointId, reason] of relayed.paused) {
       this.logger.warn({ endpoint_id: endpointId, reason }, 'endpoint paused: its API key can no longer receive events');
     }
