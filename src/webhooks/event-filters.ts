@@ -24,11 +24,14 @@ export function eventTypesParam(value: unknown, name: string): EventType[] | und
   return types as EventType[];
 }
 
-/** An RFC 3339 date-time with a time zone; a bare date or other text is 422 `invalid_since`, as on replay_failed. */
-export function sinceParam(value: unknown, name = 'since'): Date | undefined {
+/**
+ * An RFC 3339 date-time with a time zone; a bare date or other text is 422 `invalid_since`, as on
+ * replay_failed. Answered as sent, for PostgreSQL to read: a Date would keep milliseconds only,
+ * and rows are created to the microsecond, so `.123456` would also match a row of `.123100`.
+ */
+export function sinceParam(value: unknown, name = 'since'): string | undefined {
   const raw = singleParam(value, name);
   if (raw === undefined) return undefined;
-  const since = parseRfc3339DateTime(raw);
-  if (!since) throw new DomainException('WebhookInvalidSince', `${name} must be an RFC 3339 date-time such as 2026-05-16T08:00:00Z.`, { field: name });
-  return since;
+  if (!parseRfc3339DateTime(raw)) throw new DomainException('WebhookInvalidSince', `${name} must be an RFC 3339 date-time such as 2026-05-16T08:00:00Z.`, { field: name });
+  return raw;
 }

@@ -191,6 +191,20 @@ describe('deliveries API and replays (e2e)', () => {
     expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`)).body).toEqual({ enqueued: 1 });
   });
 
+  it('reads since to the microsecond, as deliveries are created: the list and replay_failed leave out one 356 µs older', async () => {
+    const { endpoint, rows } = await endpointWithFailures('/micro', 2);
+    const recent = new Date(Date.now() - 3600_000).toISOString().slice(0, 19);
+    await db.query(`UPDATE webhook_deliveries SET created_at = $2 WHERE id = $1`, [rows[0].id, `${recent}.123100Z`]);
+    await db.query(`UPDATE webhook_deliveries SET created_at = $2 WHERE id = $1`, [rows[1].id, `${recent}.123900Z`]);
+    const since = `${recent}.123456Z`;
+
+    const listed = await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries?since=${since}`);
+    expect(listed.body.data.map((delivery: { id: string }) => delivery.id)).toEqual([rows[1].id]);
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`)).body).toEqual({ enqueued: 1 });
+    const replays = await db.query(`SELECT replayed_from FROM webhook_deliveries WHERE endpoint_id = $1 AND replayed_from IS NOT NULL`, [endpoint.id]);
+    expect(replays).toEqual([{ replayed_from: rows[1].id }]);
+  });
+
   it('refuses a body on replay_failed, replay and retry (since is a query parameter), and checks a malformed delivery id first', async () => {
     const { endpoint, rows } = await endpointWithFailures('/no-body', 1);
     const base = `/v1/webhook_endpoints/${endpoint.id}/deliveries`;

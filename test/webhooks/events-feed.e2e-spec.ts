@@ -150,6 +150,15 @@ describe('events feed (e2e)', () => {
       expect((await listed(`since=${encodeURIComponent('2026-11-01T09:03:00+01:00')}&types=fin.invoice.created`)).data.map((event: { id: string }) => event.id)).toEqual([ids[3]]);
     });
 
+    it('since: to the microsecond, as events are created', async () => {
+      const own = await createTenantSession(api.app, { scopes: [Scope.All] });
+      const [older, newer] = await publish(own, ['fin.invoice.created', 'fin.invoice.created']);
+      await db.query(`UPDATE events SET created_at = '2026-11-01T09:30:00.123100Z' WHERE id = $1`, [older]);
+      await db.query(`UPDATE events SET created_at = '2026-11-01T09:30:00.123900Z' WHERE id = $1`, [newer]);
+      expect((await listed('since=2026-11-01T09:30:00.123456Z', own.auth)).data.map((event: { id: string }) => event.id)).toEqual([newer]);
+      expect((await listed('since=2026-11-01T09:30:00.123456Z&types=fin.invoice.created', own.auth)).data.map((event: { id: string }) => event.id)).toEqual([newer]);
+    });
+
     it('combines with the cursor, which is bound to its filters', async () => {
       const seen: string[] = [];
       let body = await listed('types=fin.invoice.created,fin.invoice.paid&limit=1');

@@ -24,7 +24,7 @@ const FOREIGN_KEY_VIOLATION = '23503';
 export interface DeliveryFilters {
   status?: DeliveryStatus;
   eventType?: EventType;
-  since?: Date;
+  since?: string;
 }
 
 /** Most deliveries one replay_failed call queues (spec section 8). */
@@ -53,9 +53,9 @@ export class WebhookDeliveriesService {
       .andWhere('delivery.endpoint_id = :endpointId', { endpointId: endpoint.id });
     if (filters.status) query.andWhere('delivery.status = :status', { status: filters.status });
     if (filters.eventType) query.andWhere('delivery.event_type = :eventType', { eventType: filters.eventType });
-    if (filters.since) query.andWhere('delivery.created_at >= :since', { since: filters.since });
+    if (filters.since) query.andWhere('delivery.created_at >= CAST(:since AS timestamptz)', { since: filters.since });
     // The cursor is signed for the filters too, so one reused with others is refused.
-    const filtered = filters.status || filters.eventType || filters.since ? `\n${filters.status ?? ''}\n${filters.eventType ?? ''}\n${filters.since?.toISOString() ?? ''}` : '';
+    const filtered = filters.status || filters.eventType || filters.since ? `\n${filters.status ?? ''}\n${filters.eventType ?? ''}\n${filters.since ?? ''}` : '';
     return this.paginator.paginate(query, page, { list: `webhook_deliveries:${endpoint.id}${filtered}`, invalidCursor: 'InvalidCursor', map: toDeliveryDto });
   }
 
@@ -170,7 +170,7 @@ export class WebhookDeliveriesService {
    * delivery twice.
    */
   async replayFailed(auth: AuthContext, endpointId: string, since: unknown): Promise<{ enqueued: number }> {
-    const from = sinceParam(since) ?? new Date(Date.now() - DAY_MS);
+    const from = sinceParam(since) ?? new Date(Date.now() - DAY_MS).toISOString();
     const endpoint = await this.endpoints.findOwned(auth, endpointId);
     assertCanReceive(endpoint);
     const created = await this.data.transaction(endpoint.tenantId, async (scope) => {
@@ -180,7 +180,7 @@ export class WebhookDeliveriesService {
          SELECT d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.api_version, d.personal_data, d.id, clock_timestamp()
            FROM webhook_deliveries d
           WHERE d.tenant_id = $1 AND d.endpoint_id = $2 AND d.status IN ('failed', 'dead') AND d.replayed_from IS NULL
-            AND d.created_at >= $3 AND ($4 OR NOT d.personal_data)
+            AND d.created_at >= $3::timestamptz AND ($4 OR NOT d.personal_data)
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries r WHERE r.replayed_from = d.id)
           ORDER BY d.created_at, d.id
           LIMIT ${REPLAY_FAILED_BATCH}

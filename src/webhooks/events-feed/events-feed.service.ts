@@ -16,7 +16,7 @@ import type { EventDto } from './dto/event.dto.js';
 
 export interface EventFilters {
   types?: readonly EventType[];
-  since?: Date;
+  since?: string;
 }
 
 interface FeedRow {
@@ -90,7 +90,7 @@ export class EventsFeedService {
     const types = filters.types ? filters.types.filter((type) => visible.has(type)) : [...visible];
     const everything = filters.types === undefined && visible.size === EVENT_TYPES.length;
     // The cursor is signed for these filters: reused with others it is refused.
-    const list = `events\n${filters.types ? [...filters.types].sort().join(',') : '*'}\n${filters.since?.toISOString() ?? ''}`;
+    const list = `events\n${filters.types ? [...filters.types].sort().join(',') : '*'}\n${filters.since ?? ''}`;
     return this.paginator.keysetPage(page, { list, invalidCursor: 'EventsInvalidCursor' }, async (after, take) => {
       if (!everything && types.length === 0) return { rows: [], cut: false };
       const from = after ?? (await this.horizon(auth.tenantId));
@@ -116,11 +116,11 @@ export class EventsFeedService {
     return new Set(EVENT_TYPES.filter((type) => this.access.eventVisible(auth.scopes, EventCatalog[type])));
   }
 
-  private everyType(tenantId: string, since: Date | undefined, from: CursorPosition, take: number): Promise<FeedRow[]> {
+  private everyType(tenantId: string, since: string | undefined, from: CursorPosition, take: number): Promise<FeedRow[]> {
     return this.data.forTenant(tenantId).hotQuery<FeedRow>('events-feed', FEED_SQL.everyType, [since ?? OLDEST, from.createdAt, from.id, take]);
   }
 
-  private ofTypes(tenantId: string, types: readonly string[], since: Date | undefined, from: CursorPosition, take: number): Promise<FeedRow[]> {
+  private ofTypes(tenantId: string, types: readonly string[], since: string | undefined, from: CursorPosition, take: number): Promise<FeedRow[]> {
     return this.data.forTenant(tenantId).hotQuery<FeedRow>('events-feed-types', FEED_SQL.ofTypes, [types, since ?? OLDEST, from.createdAt, from.id, take]);
   }
 
