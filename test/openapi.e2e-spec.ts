@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
+import { Errors } from '../src/platform/catalog/errors.js';
 import { isUnversionedPath } from '../src/platform/versioning/api-version.js';
 import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
@@ -160,6 +161,41 @@ describe('OpenAPI document (e2e)', () => {
       const amounts = [...text.matchAll(/"(\w+_minor)":(\d+)/g)].map(([, , value]) => Number(value));
       expect(amounts.length).toBeGreaterThan(10);
       expect(amounts).not.toContain(2 ** 53 - 1);
+    });
+
+    it('shows on each error answer a problem that answer can be: a detail_key its description names, never an admin or tool-server key', () => {
+      for (const { operation } of ops()) {
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          if (Number(status) < 400) continue;
+          const { detail_key: key } = response.content['application/problem+json'].example;
+          expect(key).not.toMatch(/^errors\.(admin|mcp)\./);
+          const ofStatus = new Set(Object.values(Errors).filter((entry) => entry.status === Number(status)).map((entry) => entry.detailKey));
+          const named = [...(response.description as string).matchAll(/`(errors\.[\w.]+)`/g)].map(([, name]) => name).filter((name) => ofStatus.has(name));
+          if (named.length > 0) expect([status, named]).toEqual([status, expect.arrayContaining([key])]);
+        }
+      }
+      const create = document.paths['/v1/invoices'].post.responses;
+      expect(create['409'].content['application/problem+json'].example).toMatchObject({ detail_key: 'errors.idempotency.body_mismatch', type: expect.stringMatching(/\/idempotency-conflict$/) });
+      expect(document.paths['/v1/invoices'].get.responses['400'].content['application/problem+json'].example.detail_key).toBe('errors.platform.versioning.unsupported_version');
+      // A created invoice is a draft: no number, not issued, not voided.
+      expect(create['201'].content['application/json'].example).toMatchObject({ status: 'draft', number: null, issued_at: null, voided_at: null });
+    });
+
+    it('closes every request body schema, nested lines included: the DTO refuses members it does not declare', () => {
+      const schemas = document.components.schemas;
+      for (const name of ['CreateInvoiceDto', 'CreateInvoiceLineDto', 'UpdateInvoiceDto', 'VoidInvoiceDto', 'CreateWebhookEndpointDto', 'UpdateWebhookEndpointDto', 'TestEventDto']) {
+        expect([name, schemas[name].additionalProperties]).toEqual([name, false]);
+      }
+      expect(schemas.InvoiceDto.additionalProperties).toBeUndefined();
+    });
+
+    it('types whole numbers as integer', () => {
+      const schemas = document.components.schemas;
+      expect(schemas.ReplayFailedResultDto.properties.enqueued.type).toBe('integer');
+      expect(schemas.WebhookDeliveryAttemptDto.properties.duration_ms.type).toBe('integer');
+      expect(schemas.WebhookDeliveryDto.properties.attempt.type).toBe('integer');
+      expect(schemas.WebhookDeliveryDto.properties.last_response_status.type).toEqual(['integer', 'null']);
+      expect(schemas.WebhookDeliveryAttemptDto.properties.response_status.type).toEqual(['integer', 'null']);
     });
 
     it('names every operation resource.verb, uniquely', () => {

@@ -49,7 +49,8 @@ export class InvoiceDto extends PayableDocumentDto {
 
   @ApiProperty({
     type: 'string', nullable: true,
-    example: 'INV-2026-000042',
+    // The example invoice is the draft every create answers.
+    example: null,
     description:
       'null while a draft. Assigned when the Finance application issues the invoice: `INV-<year of issue_date>-<6-digit number>`, ' +
       'from a gap-free sequence per company and year.',
@@ -78,10 +79,10 @@ export class InvoiceDto extends PayableDocumentDto {
   @ApiProperty({ type: 'string', format: 'date', example: '2026-05-30' })
   due_date: string;
 
-  @ApiProperty({ type: 'string', nullable: true, format: 'date-time' })
+  @ApiProperty({ type: 'string', nullable: true, format: 'date-time', example: null })
   issued_at: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, format: 'date-time' })
+  @ApiProperty({ type: 'string', nullable: true, format: 'date-time', example: null })
   voided_at: string | null;
 
   @ApiProperty({ enum: ['none'], description: 'Always `none` in this version.' })

@@ -60,8 +60,8 @@ const problemResponse = (text: string) => ({ description: text, content: { [PROB
 
 /** Error answers the request pipeline gives on any operation, whatever its controller declares. */
 const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
-  400: problemResponse(`The requested ${VERSION_HEADER} is not supported.`),
-  410: problemResponse(`The requested ${VERSION_HEADER} has been sunset.`),
+  400: problemResponse(`\`${Errors.UnsupportedVersion.detailKey}\`: the requested ${VERSION_HEADER} is not supported.`),
+  410: problemResponse(`\`${Errors.VersionSunset.detailKey}\`: the requested ${VERSION_HEADER} has been sunset.`),
   408: problemResponse(`The request, headers and body, did not arrive within HTTP_REQUEST_TIMEOUT_MS (30 s by default): \`${Errors.RequestTimeout.detailKey}\`; the connection is closed.`),
   431: problemResponse(`Request headers over the server's limit (16 KiB): \`${Errors.HeadersTooLarge.detailKey}\`.`),
   500: problemResponse(`Unexpected failure; the body carries no internal details. Quote the ${TRACE_HEADER} header.`),
@@ -133,7 +133,7 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
           ...response.headers,
         };
         if (/^2/.test(status) && !response.description) response.description = `${operation.summary ?? 'Success'}.`;
-        addExamples(response.content as Content | undefined, schemas, config, Number(status));
+        addExamples(response.content as Content | undefined, schemas, config, Number(status), response.description);
       }
       if (operation.requestBody && !('$ref' in operation.requestBody)) addExamples(operation.requestBody.content as Content, schemas, config);
       const scopes = (operation as Operation & { 'x-required-scopes'?: string[] })['x-required-scopes'];
@@ -147,16 +147,43 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
       operationIds.set(operation.operationId, `${method.toUpperCase()} ${path}`);
     }
   }
+  closeRequestBodies(document, schemas);
   return document;
+}
+
+/**
+ * Every request body is checked by its DTO, which refuses members it does not declare: each
+ * schema a request body reaches, nested lines included, says so (`additionalProperties: false`).
+ */
+function closeRequestBodies(document: OpenAPIObject, schemas: Record<string, Record<string, unknown>>): void {
+  const closed = new Set<string>();
+  const visit = (schema: unknown): void => {
+    if (!schema || typeof schema !== 'object') return;
+    const ref = (schema as { $ref?: unknown }).$ref;
+    if (typeof ref === 'string') {
+      const name = ref.replace('#/components/schemas/', '');
+      if (closed.has(name) || !schemas[name]) return;
+      closed.add(name);
+      schemas[name].additionalProperties = false;
+      return visit(schemas[name]);
+    }
+    for (const value of Object.values(schema)) visit(value);
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const method of METHODS) {
+      const body = item[method]?.requestBody;
+      if (body && !('$ref' in body)) for (const media of Object.values(body.content)) visit(media.schema);
+    }
+  }
 }
 
 type Content = Record<string, { schema?: Record<string, unknown>; example?: unknown; examples?: unknown }>;
 
 /** A media-type example for every content that has none: realistic values from the schema, or the problem the status stands for. */
-function addExamples(content: Content | undefined, schemas: Record<string, Record<string, unknown>>, config: AppConfig, status?: number): void {
+function addExamples(content: Content | undefined, schemas: Record<string, Record<string, unknown>>, config: AppConfig, status?: number, description?: string): void {
   for (const [mediaType, media] of Object.entries(content ?? {})) {
     if (media.example !== undefined || media.examples !== undefined) continue;
-    const example = mediaType === PROBLEM_CONTENT_TYPE && status !== undefined ? problemExample(status, config.errorsBaseUrl) : exampleFor(media.schema, schemas);
+    const example = mediaType === PROBLEM_CONTENT_TYPE && status !== undefined ? problemExample(status, config.errorsBaseUrl, description) : exampleFor(media.schema, schemas);
     if (example !== undefined) media.example = example;
   }
 }
@@ -167,7 +194,9 @@ function responseHeaders(config: AppConfig): Record<string, HeaderObject> {
     OhVersion: { description: 'The API version served.', schema: { type: 'string', format: 'date' }, example: CURRENT_API_VERSION },
     RateLimit: {
       description:
-        'What is left of each limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `r` requests remain until the window resets in `t` seconds. Every authenticated answer carries it.',
+        'What is left of each limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `r` requests remain until the window resets in `t` seconds. ' +
+        'Every answer to a request counted against the limits carries it, a 429 of one of them included: one whose key was authenticated and holds the route\'s scope. ' +
+        'Refusals before that carry none: 401, 403 `missing_scope` for the route, 404 `tenant_not_found`, a 429 of failed authentications, a body refused before authentication.',
       schema: { type: 'string' },
       example: `"default";r=${config.RATE_LIMIT_PER_SECOND - 1};t=1`,
     },

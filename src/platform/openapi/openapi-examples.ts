@@ -90,9 +90,16 @@ function uuidFor(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** A problem as the API answers it with `status`: the first catalogue entry of that status. */
-export function problemExample(status: number, errorsBaseUrl: string): Record<string, unknown> | undefined {
-  const definition = Object.values(Errors).find((entry) => entry.status === status);
+/**
+ * A problem as the operation answers it with `status`: the catalogue entry of that status its
+ * answer's description names first, else the first of that status an API operation can give (the
+ * admin CLI's and the tool server's keys are never a REST answer).
+ */
+export function problemExample(status: number, errorsBaseUrl: string, description = ''): Record<string, unknown> | undefined {
+  const ofStatus = Object.values(Errors).filter((entry) => entry.status === status);
+  const mentioned = (entry: (typeof ofStatus)[number]) => description.indexOf(`\`${entry.detailKey}\``);
+  const named = ofStatus.filter((entry) => mentioned(entry) >= 0).sort((a, b) => mentioned(a) - mentioned(b));
+  const definition = named[0] ?? ofStatus.find((entry) => !/^errors\.(admin|mcp)\./.test(entry.detailKey));
   if (!definition) return undefined;
   return {
     type: `${errorsBaseUrl}/${definition.type}`,

@@ -18,7 +18,7 @@ export class WebhookDeliveryDto {
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'pending' })
   status: string;
 
-  @ApiProperty({ description: 'Attempts made so far (0-8).', example: 1 })
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far (0-8).', example: 1 })
   attempt: number;
 
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the next attempt is due; set only while pending.' })
@@ -30,7 +30,7 @@ export class WebhookDeliveryDto {
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'On a replay: the original delivery.' })
   replayed_from: string | null;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'HTTP status of the last attempt; null when it got no answer or none was made.', example: 500 })
+  @ApiProperty({ type: 'integer', nullable: true, description: 'HTTP status of the last attempt; null when it got no answer or none was made.', example: 500 })
   last_response_status: number | null;
 
   @ApiProperty({ description: 'The envelope version of the body.', example: '2026-05-16' })
@@ -44,16 +44,16 @@ export class WebhookDeliveryDto {
 }
 
 export class WebhookDeliveryAttemptDto {
-  @ApiProperty({ example: 1 })
+  @ApiProperty({ type: 'integer', example: 1 })
   attempt: number;
 
   @ApiProperty({ format: 'date-time' })
   started_at: string;
 
-  @ApiProperty({ example: 42 })
+  @ApiProperty({ type: 'integer', example: 42 })
   duration_ms: number;
 
-  @ApiProperty({ type: Number, nullable: true, description: 'The receiver\'s HTTP status; null when the request got no answer.', example: 503 })
+  @ApiProperty({ type: 'integer', nullable: true, description: 'The receiver\'s HTTP status; null when the request got no answer.', example: 503 })
   response_status: number | null;
 
   @ApiProperty({ enum: ATTEMPT_ERROR_KINDS, type: String, nullable: true, description: 'Why the request got no answer.' })
@@ -69,7 +69,7 @@ export class WebhookDeliveryDetailDto extends WebhookDeliveryDto {
 }
 
 export class ReplayFailedResultDto {
-  @ApiProperty({ description: 'New pending deliveries queued (at most 1,000 per call).', example: 12 })
+  @ApiProperty({ type: 'integer', description: 'New pending deliveries queued (at most 1,000 per call).', example: 12 })
   enqueued: number;
 }
 
