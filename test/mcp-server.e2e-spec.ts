@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -250,6 +251,23 @@ describe('agent-tool server (e2e)', () => {
       await expect401(credentials(`${a.mcp_token.slice(0, -4)}AAAA`, a.tenant.slug));
       await expect401(credentials(`oht_abcdefghijkl_${'a'.repeat(43)}`, a.tenant.slug));
       await expect401(credentials(a.keys.all, a.tenant.slug));
+    });
+
+    it('refuses two Authorization headers, even when the first is valid, as the REST API does', async () => {
+      const statusWith = (headers: string[]) =>
+        new Promise<number>((resolve, reject) => {
+          const { hostname, port } = new URL(mcp.base);
+          request({ host: hostname, port, method: 'POST', path: '/tools/list', headers }, (response) => {
+            response.resume();
+            resolve(response.statusCode!);
+          })
+            .on('error', reject)
+            .end();
+        });
+      const tenant = ['Host', 'localhost', 'X-OH-Tenant', a.tenant.slug];
+      expect(await statusWith(['Authorization', `Bearer ${a.mcp_token}`, ...tenant])).toBe(200);
+      expect(await statusWith(['Authorization', `Bearer ${a.mcp_token}`, 'authorization', 'Bearer oht_other', ...tenant])).toBe(401);
+      expect(await statusWith(['Authorization', `Bearer ${a.mcp_token}`, 'Authorization', `Bearer ${a.mcp_token}`, ...tenant])).toBe(401);
     });
 
     it("refuses a missing, unknown or other company's tenant header; accepts the slug or the id, in either case", async () => {

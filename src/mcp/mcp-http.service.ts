@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { type AuthInfo, localhostAllowedOrigins, SUPPORTED_PROTOCOL_VERSIONS, validateOriginHeader } from '@modelcontextprotocol/server';
 import type { ApiRequest } from '../platform/auth/auth-context.js';
+import { headerCount } from '../platform/auth/bearer-credentials.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../platform/errors/problem.js';
@@ -133,7 +134,9 @@ export class McpHttpService {
     const address = () => this.clientAddress(request);
     this.failures.assertNotBlocked(address);
     try {
-      return await this.tokens.authenticate(header(request, 'authorization'), header(request, TENANT_HEADER));
+      // Two Authorization headers are no credentials, as on the REST API: Node would keep the first, a proxy may have checked the other.
+      const authorization = headerCount(request, 'authorization') > 1 ? undefined : header(request, 'authorization');
+      return await this.tokens.authenticate(authorization, header(request, TENANT_HEADER));
     } catch (failure) {
       throw failure instanceof DomainException && failure.errorName === 'McpUnauthenticated' ? await this.failures.failed(address(), failure) : failure;
     }

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import { DomainException } from '../errors/domain.exception.js';
 import { type ParsedApiKey, parseApiKey } from './api-key-token.js';
@@ -19,7 +20,8 @@ export function bearerToken(header: string | undefined): string | undefined {
 /** Places a key must not be sent, because proxies, browsers and logs keep URLs and custom headers. */
 const MISPLACED_QUERY = ['access_token', 'api_key'];
 
-function countHeader(request: Request, name: string): number {
+/** How many times the request carries header `name` (lower case): Node keeps only the first of some. */
+export function headerCount(request: IncomingMessage, name: string): number {
   let count = 0;
   for (let index = 0; index < request.rawHeaders.length; index += 2) if (request.rawHeaders[index].toLowerCase() === name) count += 1;
   return count;
@@ -32,7 +34,7 @@ function countHeader(request: Request, name: string): number {
  * `?api_key=`, whatever the Authorization header says.
  */
 export function bearerCredentials(request: Request): ParsedApiKey {
-  if (countHeader(request, 'authorization') > 1) throw unauthenticated('Send exactly one Authorization header.', 'invalid_request');
+  if (headerCount(request, 'authorization') > 1) throw unauthenticated('Send exactly one Authorization header.', 'invalid_request');
   const query = request.url.includes('?') ? (request.query as Record<string, unknown>) : {};
   if (request.headers['x-api-key'] !== undefined || MISPLACED_QUERY.some((name) => query[name] !== undefined)) {
     throw unauthenticated('Send the API key only as "Authorization: Bearer oh_live_…", never in X-API-Key or the query string.', 'invalid_request');
