@@ -141,8 +141,9 @@ describe('POST /v1/invoices (e2e)', () => {
       await expectNothingWritten();
     });
 
-    it('refuses a missing body with invalid_body, and a non-JSON body with 415', async () => {
+    it('refuses a missing body with invalid_body, also one of no bytes declared JSON, and a non-JSON body with 415', async () => {
       await expectRefused(await api.http.post('/v1/invoices').set('Authorization', session.auth), 'errors.integrations.invoices.invalid_body');
+      await expectRefused(await raw(''), 'errors.integrations.invoices.invalid_body');
       expectProblem(await raw('customer_id=1', 'text/plain'), 415, 'errors.common.unsupported_media_type');
       await expectNothingWritten();
     });

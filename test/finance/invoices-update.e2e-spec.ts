@@ -96,7 +96,7 @@ describe('PATCH /v1/invoices/{id} (e2e)', () => {
     expectProblem(await patch(invoice.id, {}), 422, 'errors.integrations.invoices.no_writable_fields');
   });
 
-  it.each([['[]'], ['null'], ['"notes"'], ['7']])('answers invalid_body for %s', async (text) => {
+  it.each([['[]'], ['null'], ['"notes"'], ['7'], ['']])('answers invalid_body for %p', async (text) => {
     const invoice = await draft();
     const res = await api.http.patch(`/v1/invoices/${invoice.id}`).set('Authorization', session.auth).set('Content-Type', 'application/json').send(text);
     expectProblem(res, 422, 'errors.integrations.invoices.invalid_body');

@@ -129,16 +129,22 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     next();
   });
   // strict: false lets any JSON value through, so routes answer "not an object" with their own key.
-  // verify sees the raw bytes: a body declared UTF-8 (or with no charset) must be UTF-8.
+  // verify sees the raw bytes: a body declared UTF-8 (or with no charset) must be UTF-8. A body
+  // of no bytes is no body, whatever its Content-Type: body-parser would make it `{}`.
+  const emptyBodies = new WeakSet<object>();
   app.use(
     express.json({
       limit: BODY_LIMIT,
       strict: false,
       type: JSON_TYPES,
-      verify: (_request, _response, body, encoding) => encoding === 'utf-8' && checkUtf8(body),
+      verify: (request, _response, body, encoding) => {
+        if (body.length === 0) emptyBodies.add(request);
+        return encoding === 'utf-8' && checkUtf8(body);
+      },
     }),
   );
   app.use((request: Request, _response: Response, next: NextFunction) => {
+    if (emptyBodies.has(request)) request.body = undefined;
     checkBody(request.body);
     next();
   });
