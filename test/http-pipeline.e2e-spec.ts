@@ -210,7 +210,7 @@ describe('request pipeline and errors (e2e)', () => {
   });
 
   describe('versioning', () => {
-    it.each(['/v1/openapi.json', '/healthz', '/errors/validation'])('neither checks nor answers OH-Version on %s (outside the versioned API)', async (path) => {
+    it.each(['/v1/openapi.json', '/v1/openapi.json/', '/healthz', '/healthz/', '/errors/validation', '/errors/validation/'])('neither checks nor answers OH-Version on %s (outside the versioned API)', async (path) => {
       const res = await api.http.get(path).set('OH-Version', '1999-01-01');
       expect(res.status).toBe(200);
       expect(res.headers['oh-version']).toBeUndefined();

@@ -12,10 +12,11 @@ export const VERSION_HEADER = 'OH-Version';
 /**
  * Paths outside the versioned API, where `OH-Version` is neither checked nor answered: the
  * specification download (spec section 4 lists OH-Version for every operation except it), the
- * health probes and the documentation pages.
+ * health probes and the documentation pages. With one trailing slash too, as express routes them.
  */
 export function isUnversionedPath(path: string): boolean {
-  return path === '/v1/openapi.json' || path === '/healthz' || path === '/readyz' || isDocsPath(path) || isProblemTypesPath(path);
+  const route = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return route === '/v1/openapi.json' || route === '/healthz' || route === '/readyz' || isDocsPath(route) || isProblemTypesPath(route);
 }
 
 /**
