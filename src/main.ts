@@ -19,6 +19,20 @@ setFlagsFromString('--heap-growing-percent=100');
 /** What one running role does when the process stops: drain and close, answering what it drained. */
 type Stop = () => Promise<Record<string, unknown>>;
 
+/** How much longer than an attempt's timeout the worker may take to stop: its jobs and connections. */
+const WORKER_STOP_MARGIN_MS = 10_000;
+
+/** Whether `work` settled within `ms`. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([work.then(() => true, () => true), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config).child({ context: 'main' });
@@ -72,11 +86,15 @@ async function main(): Promise<void> {
     metrics = worker.get(Metrics);
     logger.info('worker started');
     // The delivery dispatcher logs the attempts it let finish; the queue workers finish their jobs.
+    // Bounded: with Redis unreachable, BullMQ's close waits for it for ever. A job cut short is
+    // stalled, and run again; the attempts have drained by then (each within WEBHOOK_TIMEOUT_MS).
+    const withinMs = config.WEBHOOK_TIMEOUT_MS + WORKER_STOP_MARGIN_MS;
     stops.push({
       role: 'worker',
       stop: async () => {
-        await worker.close();
-        return {};
+        if (await settlesWithin(worker.close(), withinMs)) return {};
+        logger.warn({ within_ms: withinMs }, 'the worker did not stop in time (Redis unreachable?); exiting, its running jobs are run again');
+        return { timed_out: true };
       },
     });
   }

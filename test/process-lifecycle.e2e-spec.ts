@@ -10,6 +10,7 @@ import { createEndpoint, deliveriesOf, isolatedDatabase, publishEvents } from '.
 import { createFinanceFixture } from './support/finance.js';
 import { freePort } from './support/free-port.js';
 import { type LogLine, listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
+import { tcpProxy } from './support/tcp-proxy.js';
 import { createTenantSession } from './support/tenant-session.js';
 import { startReceiver } from './support/webhook-receiver.js';
 import { waitFor } from './support/wait-for.js';
@@ -100,6 +101,46 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       expect(main.stderr()).toBe('');
     } finally {
       await main.stop();
+    }
+  }, 120_000);
+
+  it('waits out Redis unreachable at start, delivers once it is back, and stops on SIGTERM while it is down again', async () => {
+    const redisUrl = new URL(process.env.REDIS_URL!);
+    const redis = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    const receiver = await startReceiver(() => ({ status: 204 }));
+    const main = spawnMain({
+      DATABASE_URL: database.url,
+      REDIS_URL: `redis://127.0.0.1:${redis.port}`,
+      REDIS_PREFIX: prefix,
+      APP_ROLES: 'worker',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+      WEBHOOK_SWEEP_INTERVAL_MS: '500',
+      WEBHOOK_TIMEOUT_MS: '1000',
+    });
+    try {
+      // An outage longer than the delivery gate's 2 s command timeout, which used to fail the start.
+      await waitFor(async () => Date.now() - (redis.firstRefusalAt() ?? Infinity) > 3_000 || main.child.exitCode !== null, 60_000, 'a 3 s outage');
+      expect([main.child.exitCode, main.stderr()]).toEqual([null, '']);
+      redis.up();
+      await waitFor(async () => line(main, 'worker started'), 30_000, 'the worker to start once Redis is back');
+
+      const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+      await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/after-outage') });
+      await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      await waitFor(async () => receiver.requests.length > 0, 30_000, 'the delivery once Redis is back');
+
+      // BullMQ's close waits for Redis for ever: the worker's stop is bounded instead.
+      redis.down();
+      main.child.kill('SIGTERM');
+      expect(await main.exit).toBe(0);
+      expect(line(main, 'worker stopped')).toMatchObject({ role: 'worker', timed_out: true });
+    } finally {
+      // SIGKILL: a process that hangs on SIGTERM would hang the suite.
+      main.child.kill('SIGKILL');
+      await main.exit;
+      await redis.close();
+      await receiver.close();
     }
   }, 120_000);
 

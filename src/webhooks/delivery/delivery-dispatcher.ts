@@ -47,8 +47,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     this.capacity = config.WEBHOOK_WORKER_CONCURRENCY;
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.gate.onWake(() => this.pump());
+  onApplicationBootstrap(): void {
+    this.gate.onWake(() => this.pump());
     this.pump();
   }
 

@@ -170,21 +170,26 @@ export class DeliveryGate implements OnApplicationShutdown {
     return { waiting, inFlight };
   }
 
-  /** Calls `listener` whenever some worker or API process offers a delivery due now. */
-  async onWake(listener: () => void): Promise<void> {
+  /**
+   * Calls `listener` whenever some worker or API process offers a delivery due now. Not awaited:
+   * with Redis down at start the subscription waits for it (no command timeout; ioredis
+   * subscribes again after every reconnect), and the dispatcher's idle poll covers the gap.
+   */
+  onWake(listener: () => void): void {
     if (!this.subscriber) {
-      this.subscriber = this.redis.duplicate({ connectionName: `${this.prefix}:gate-wake`, lazyConnect: false });
+      this.subscriber = this.redis.duplicate({ connectionName: `${this.prefix}:gate-wake`, lazyConnect: false, commandTimeout: undefined });
       this.subscriber.on('error', (error: Error) => this.logger.warn(`delivery gate wake-ups: Redis: ${error.message}`));
     }
     this.subscriber.on('message', listener);
-    await this.subscriber.subscribe(`${this.prefix}:wake`);
+    this.subscriber.subscribe(`${this.prefix}:wake`).catch((error: Error) => this.logger.warn(`delivery gate wake-ups: subscribing failed: ${error.message}`));
   }
 
   /** Last of all: the dispatcher's shutdown (before it) still frees the slots of the attempts it waits for. */
   async onApplicationShutdown(): Promise<void> {
     await Promise.all(
+      // QUIT only on a live connection: while Redis is down it would wait in the offline queue.
       [this.subscriber, this.redis].map(async (client) => {
-        if (!client || client.status === 'wait' || client.status === 'end') return client?.disconnect();
+        if (client?.status !== 'ready') return client?.disconnect();
         await client.quit().catch(() => client.disconnect());
       }),
     );

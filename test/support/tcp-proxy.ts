@@ -1,0 +1,58 @@
+import { once } from 'node:events';
+import { connect, createServer, type Socket } from 'node:net';
+
+/**
+ * A TCP port that forwards to `target` while up and, while down, cuts every connection (the
+ * ones it carried and each new one at once): a dependency that goes away and comes back for
+ * the process under test, while the test itself keeps its own connections.
+ */
+export interface TcpProxy {
+  port: number;
+  up: () => void;
+  down: () => void;
+  /** When the proxy first cut a new connection since it last went down. */
+  firstRefusalAt: () => number | undefined;
+  close: () => Promise<void>;
+}
+
+export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let forwarding = false;
+  let firstRefusalAt: number | undefined;
+  const server = createServer((client) => {
+    client.on('error', () => undefined);
+    if (!forwarding) {
+      firstRefusalAt ??= Date.now();
+      client.destroy();
+      return;
+    }
+    const upstream = connect(target.port, target.host);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(socket);
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as { port: number }).port,
+    up: () => {
+      forwarding = true;
+    },
+    down: () => {
+      forwarding = false;
+      firstRefusalAt = undefined;
+      for (const socket of sockets) socket.destroy();
+    },
+    firstRefusalAt: () => firstRefusalAt,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
