@@ -1,6 +1,6 @@
 import { type EventType, isEventType } from '../platform/catalog/event-types.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
-import { parseRfc3339DateTime } from '../platform/validation/rfc3339.js';
+import { rfc3339ToPostgres } from '../platform/validation/rfc3339.js';
 import { unknownEventTypes } from './subscriptions.js';
 
 /**
@@ -26,12 +26,14 @@ export function eventTypesParam(value: unknown, name: string): EventType[] | und
 
 /**
  * An RFC 3339 date-time with a time zone; a bare date or other text is 422 `invalid_since`, as on
- * replay_failed. Answered as sent, for PostgreSQL to read: a Date would keep milliseconds only,
- * and rows are created to the microsecond, so `.123456` would also match a row of `.123100`.
+ * replay_failed. Answered as PostgreSQL's text, to the microsecond: a Date would keep
+ * milliseconds only, and rows are created to the microsecond, so `.123456` would also match a
+ * row of `.123100`.
  */
 export function sinceParam(value: unknown, name = 'since'): string | undefined {
   const raw = singleParam(value, name);
   if (raw === undefined) return undefined;
-  if (!parseRfc3339DateTime(raw)) throw new DomainException('WebhookInvalidSince', `${name} must be an RFC 3339 date-time such as 2026-05-16T08:00:00Z.`, { field: name });
-  return raw;
+  const since = rfc3339ToPostgres(raw);
+  if (!since) throw new DomainException('WebhookInvalidSince', `${name} must be an RFC 3339 date-time such as 2026-05-16T08:00:00Z.`, { field: name });
+  return since;
 }

@@ -203,6 +203,11 @@ describe('deliveries API and replays (e2e)', () => {
     expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`)).body).toEqual({ enqueued: 1 });
     const replays = await db.query(`SELECT replayed_from FROM webhook_deliveries WHERE endpoint_id = $1 AND replayed_from IS NOT NULL`, [endpoint.id]);
     expect(replays).toEqual([{ replayed_from: rows[1].id }]);
+
+    // Offsets up to ±23:59 are RFC 3339; PostgreSQL's text input takes only ±15:59.
+    const far = encodeURIComponent(new Date(Date.now() + 3600_000).toISOString().replace('Z', '+23:00'));
+    expect((await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries?since=${far}`)).body.data.map((delivery: { id: string }) => delivery.id)).toEqual(expect.arrayContaining([rows[1].id, rows[0].id]));
+    expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${encodeURIComponent('2026-01-01T00:00:00-18:00')}`)).status).toBe(202);
   });
 
   it('refuses a body on replay_failed, replay and retry (since is a query parameter), and checks a malformed delivery id first', async () => {

@@ -157,6 +157,7 @@ describe('events feed (e2e)', () => {
       await db.query(`UPDATE events SET created_at = '2026-11-01T09:30:00.123900Z' WHERE id = $1`, [newer]);
       expect((await listed('since=2026-11-01T09:30:00.123456Z', own.auth)).data.map((event: { id: string }) => event.id)).toEqual([newer]);
       expect((await listed('since=2026-11-01T09:30:00.123456Z&types=fin.invoice.created', own.auth)).data.map((event: { id: string }) => event.id)).toEqual([newer]);
+      expect((await listed(`since=${encodeURIComponent('2026-11-02T01:30:00.1234561+16:00')}`, own.auth)).data.map((event: { id: string }) => event.id)).toEqual([newer]);
     });
 
     it('combines with the cursor, which is bound to its filters', async () => {

@@ -17,6 +17,28 @@ export function parseRfc3339DateTime(value: unknown): Date | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date;
 }
 
+/**
+ * An RFC 3339 date-time as PostgreSQL reads it exactly: UTC, to the microsecond (a Date keeps
+ * milliseconds only), a finer fraction rounded up (so `>=` keeps its meaning against rows kept to
+ * the microsecond); `-infinity` or `infinity` when an offset moves it out of years 1-9999, which
+ * PostgreSQL's text input cannot take. Undefined for anything parseRfc3339DateTime refuses.
+ */
+export function rfc3339ToPostgres(value: unknown): string | undefined {
+  const date = parseRfc3339DateTime(value);
+  if (!date) return undefined;
+  const fraction = (DATE_TIME.exec(value as string)![7] ?? '.').slice(1);
+  let micros = Number(fraction.slice(3, 6).padEnd(3, '0'));
+  if (/[1-9]/.test(fraction.slice(6))) micros += 1;
+  if (micros === 1000) {
+    date.setTime(date.getTime() + 1);
+    micros = 0;
+  }
+  const year = date.getUTCFullYear();
+  if (year < 1) return '-infinity';
+  if (year > 9999) return 'infinity';
+  return `${date.toISOString().slice(0, 23)}${String(micros).padStart(3, '0')}Z`;
+}
+
 /** Whether year-month-day names a day of the (proleptic Gregorian) calendar, year 1 onwards. */
 export function isCalendarDate(year: number, month: number, day: number): boolean {
   return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
