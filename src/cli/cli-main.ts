@@ -26,7 +26,8 @@ export async function cliMain(argv: string[], io: CliOutput = processOutput): Pr
     const result = await runCommand(argv, async () => {
       const config = loadConfig();
       await migrate(config.DATABASE_URL);
-      context = await NestFactory.createApplicationContext(CliModule.register(config), { logger: false });
+      // abortOnError off: a failing start is thrown, and reported on stderr below, not a silent exit 1.
+      context = await NestFactory.createApplicationContext(CliModule.register(config), { logger: false, abortOnError: false });
       return context;
     }, COMMAND_GROUPS, (line) => io.stderr(`${line}\n`));
     io.stdout('help' in result ? result.help : `${JSON.stringify(result.json)}\n`);

@@ -72,6 +72,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}:`));
   });
 
+  it.each([
+    ['REDIS_URL', 'redis://:hunter2@127.0.0.1:99999'],
+    ['REDIS_URL', 'redis://:hunter2@'],
+    ['REDIS_URL', 'http://:hunter2@127.0.0.1:6379'],
+    ['DATABASE_URL', 'postgres://postgres:hunter2@127.0.0.1:99999/db'],
+    ['DATABASE_URL', 'postgres://postgres:hunter2@[::1/db'],
+  ])('refuses %s=%s whole, before a client library parses it, without repeating its password', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`${name}: must be a`));
+    expect(() => loadConfig({ [name]: value })).not.toThrow(/hunter2/);
+  });
+
+  it('takes service URLs with a password, a host name and a database, or a socket directory', () => {
+    const config = loadConfig({ REDIS_URL: 'rediss://user:pw@redis:6380/2', DATABASE_URL: 'postgres:///integrations?host=/var/run/postgresql' });
+    expect([config.REDIS_URL, config.DATABASE_URL]).toEqual(['rediss://user:pw@redis:6380/2', 'postgres:///integrations?host=/var/run/postgresql']);
+  });
+
   it('reads the metrics port, the failed-authentication limit and the trusted proxies', () => {
     const defaults = loadConfig({});
     expect([defaults.METRICS_PORT, defaults.AUTH_FAILURES_PER_MINUTE, defaults.trustProxy]).toEqual([undefined, 30, false]);

@@ -39,6 +39,22 @@ const IsCidr = () =>
     name: 'isCidr',
     validator: { validate: (value) => typeof value === 'string' && ipaddr.isValidCIDR(value), defaultMessage: () => 'each entry must be a CIDR range such as 127.0.0.0/8' },
   }, { each: true });
+/**
+ * A URL of one of `schemes` that parses whole (host, port ≤ 65535): checked here, because a
+ * client library's parse error quotes the value, password included, in a start-up crash dump.
+ */
+const IsServiceUrl = (schemes: string[]) =>
+  ValidateBy({
+    name: 'isServiceUrl',
+    validator: {
+      validate: (value) => {
+        if (typeof value !== 'string' || !URL.canParse(value)) return false;
+        const url = new URL(value);
+        return schemes.includes(url.protocol.slice(0, -1)) && (url.hostname !== '' || url.searchParams.has('host'));
+      },
+      defaultMessage: () => `must be a ${schemes.join(' or ')} URL with a host and a port of at most 65535 (the value is not repeated here: it may hold a password)`,
+    },
+  });
 /** The longest wait a Node timer (setTimeout) or a PostgreSQL timeout takes: 2^31 - 1 ms, about 24.8 days. A longer one fires at once, or fails the connection. */
 const MAX_TIMER_MS = 2_147_483_647;
 /** 32 bytes, as 64 hexadecimal digits or in base64 (`openssl rand -base64 32`). */
@@ -51,12 +67,10 @@ const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['h
  * message names the variable.
  */
 export class AppConfig {
-  @IsString()
-  @Matches(/^postgres(ql)?:\/\//)
+  @IsServiceUrl(['postgres', 'postgresql'])
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/integrations';
 
-  @IsString()
-  @Matches(/^rediss?:\/\//)
+  @IsServiceUrl(['redis', 'rediss'])
   REDIS_URL = 'redis://127.0.0.1:6379';
 
   /** Prefix of every Redis key (queues, rate limits), so several deployments or test runs can share one Redis. */
