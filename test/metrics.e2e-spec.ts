@@ -5,6 +5,7 @@ import { JobQueue } from '../src/platform/queue/job-queue.service.js';
 import { JobName } from '../src/platform/queue/queue.types.js';
 import { startApi, type TestApi } from './support/api.js';
 import { listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
+import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { createTenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 import { waitFor } from './support/wait-for.js';
@@ -67,16 +68,21 @@ describe('metrics on METRICS_PORT (e2e, dist/main.js with the api and worker rol
   let main: MainProcess;
   let apiPort: number;
   let metricsUrl: string;
+  let redis: TcpProxy;
 
   beforeAll(async () => {
     api = await startApi({ env });
-    main = spawnMain({ ...env, APP_ROLES: 'api,worker', PORT: '0' });
+    const redisUrl = new URL(process.env.REDIS_URL!);
+    redis = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    redis.up();
+    main = spawnMain({ ...env, APP_ROLES: 'api,worker', PORT: '0', REDIS_URL: `redis://127.0.0.1:${redis.port}` });
     apiPort = await listeningPort(main);
     const port = await waitFor(async () => main.lines().find((line) => typeof line.metrics_port === 'number')?.metrics_port as number | undefined, 60_000, 'the metrics line');
     metricsUrl = `http://127.0.0.1:${port}`;
   }, 90_000);
   afterAll(async () => {
     await main.stop();
+    await redis.close();
     await api.close();
   });
 
@@ -96,5 +102,18 @@ describe('metrics on METRICS_PORT (e2e, dist/main.js with the api and worker rol
     const before = await completed();
     await api.app.get(JobQueue).queue(JobName.IdempotencyCleanup, { tenantId: null });
     await waitFor(async () => (await completed()) > before, 20_000, 'a completed job in the metrics');
+  });
+
+  it('serves every other metric while Redis is down: a gauge read from it keeps its last value', async () => {
+    redis.down();
+    try {
+      // Before: the circuit gauge's read failed the whole scrape with a 500 after 2 s.
+      const res = await request(metricsUrl).get('/metrics');
+      expect(res.status).toBe(200);
+      expect(res.text).toMatch(/^# TYPE http_request_duration_seconds histogram$/m);
+      expect(res.text).toMatch(/^webhook_endpoints_circuit_open \d+$/m);
+    } finally {
+      redis.up();
+    }
   });
 });

@@ -36,6 +36,20 @@ const jobOutcomes = new Counter({
   registers: [registry],
 });
 
+/** How long a gauge's read from PostgreSQL or Redis may take at a scrape. */
+const SCRAPE_READ_MS = 1_000;
+
+/**
+ * Runs a gauge's read at a scrape, giving up after SCRAPE_READ_MS or on a failure: with Redis
+ * down, one gauge's read would otherwise fail (or hold) the whole scrape, and every metric with
+ * it, exactly while they matter. The gauge then keeps its last value.
+ */
+export async function readForScrape(read: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([read().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, SCRAPE_READ_MS)))]);
+  clearTimeout(timer);
+}
+
 /**
  * The service's Prometheus metrics (prom-client), for injection. Features add their own
  * metrics to `registry` (webhook deliveries by outcome, the queues' depths).

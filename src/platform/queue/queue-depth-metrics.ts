@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Gauge } from 'prom-client';
-import { Metrics } from '../metrics/metrics.service.js';
+import { Metrics, readForScrape } from '../metrics/metrics.service.js';
 import { JobQueue } from './job-queue.service.js';
 import { QUEUE_NAMES } from './queue.types.js';
 
@@ -25,10 +25,12 @@ export class QueueDepthMetrics implements OnModuleDestroy {
           // Every context sees the same queues; any one of them can count.
           const [source] = queueSources;
           if (!source) return;
-          for (const name of QUEUE_NAMES) {
-            const counts = await source.bullQueue(name).getJobCounts(...QUEUE_STATES);
-            for (const state of QUEUE_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
-          }
+          await readForScrape(async () => {
+            for (const name of QUEUE_NAMES) {
+              const counts = await source.bullQueue(name).getJobCounts(...QUEUE_STATES);
+              for (const state of QUEUE_STATES) this.set({ queue: name, state }, counts[state] ?? 0);
+            }
+          });
         },
       }),
     );

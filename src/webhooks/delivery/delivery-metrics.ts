@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { Metrics } from '../../platform/metrics/metrics.service.js';
+import { Metrics, readForScrape } from '../../platform/metrics/metrics.service.js';
 import { DeliveryStore } from './delivery-store.js';
 import { DeliveryGate } from './gate/delivery-gate.js';
 import type { SendErrorKind } from './webhook-sender.js';
@@ -60,7 +60,7 @@ export class DeliveryMetrics implements OnModuleDestroy {
         registers,
         async collect() {
           const [source] = sources;
-          if (source) this.set(await source.store.oldestPendingAgeSeconds());
+          if (source) await readForScrape(async () => this.set(await source.store.oldestPendingAgeSeconds()));
         },
       }),
     );
@@ -71,7 +71,7 @@ export class DeliveryMetrics implements OnModuleDestroy {
         registers,
         async collect() {
           const [source] = sources;
-          if (source) this.set(await source.gate.openCircuits());
+          if (source) await readForScrape(async () => this.set(await source.gate.openCircuits()));
         },
       }),
     );
