@@ -1,3 +1,4 @@
+import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { isTransientFault } from './transient-faults.js';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
@@ -13,6 +14,7 @@ describe('isTransientFault', () => {
     ['a refused connection', withCode('ECONNREFUSED')],
     ["the pool's wait running out", new Error('timeout exceeded when trying to connect')],
     ['the server going away', new Error('Connection terminated unexpectedly')],
+    ["a transaction's connection dying under it (TypeORM)", new QueryRunnerAlreadyReleasedError()],
   ])('counts %s', (_, error) => {
     expect(isTransientFault(error)).toBe(true);
   });

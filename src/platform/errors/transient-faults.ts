@@ -13,6 +13,12 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
 const NO_CONNECTION = /^(timeout exceeded when trying to connect|Connection terminated)/;
 
 /**
+ * TypeORM's errors for a transaction whose connection died under it: its query runner was
+ * released when the connection ended, and the transaction's next statement finds it so.
+ */
+const RELEASED_RUNNER = new Set(['QueryRunnerAlreadyReleasedError', 'QueryRunnerProviderAlreadyReleasedError']);
+
+/**
  * Whether `error` says a backing service (PostgreSQL, Redis) could not serve the request now,
  * rather than that the request or the code is wrong: the request is worth repeating, so its
  * answer is 503 with Retry-After, not 500. Duck-typed, so TypeORM's QueryFailedError (which
@@ -20,7 +26,8 @@ const NO_CONNECTION = /^(timeout exceeded when trying to connect|Connection term
  */
 export function isTransientFault(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, name } = error as { code?: unknown; message?: unknown; name?: unknown };
   if (typeof code === 'string' && (RETRYABLE_SQLSTATES.has(code) || CONNECTION_CODES.has(code))) return true;
+  if (typeof name === 'string' && RELEASED_RUNNER.has(name)) return true;
   return typeof message === 'string' && NO_CONNECTION.test(message);
 }
