@@ -264,6 +264,24 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await executions()).toBe(2);
   });
 
+  it('releases the claim of a 5xx even when the first try to release it fails for a moment (a connection lost with the request)', async () => {
+    // The first DELETE of a claim fails as a serialization failure would; nextval is not rolled back with it.
+    await db.query(`CREATE SEQUENCE release_faults`);
+    await db.query(`CREATE FUNCTION fail_first_release() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF nextval('release_faults') = 1 THEN RAISE EXCEPTION 'simulated' USING ERRCODE = '40001'; END IF; RETURN OLD; END $$`);
+    await db.query(`CREATE TRIGGER fail_first_release BEFORE DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION fail_first_release()`);
+    try {
+      const key = randomUUID();
+      expect((await post('/v1/test_idempotency/crash', key, {})).status).toBe(500);
+      expect(await rows()).toEqual([]);
+      // Before: the claim stayed in progress, and the repeat was 409 in_progress for 60 s.
+      expect((await post('/v1/test_idempotency/crash', key, {})).status).toBe(500);
+      expect(await executions()).toBe(2);
+    } finally {
+      await db.query(`DROP TRIGGER fail_first_release ON idempotency_keys; DROP FUNCTION fail_first_release(); DROP SEQUENCE release_faults`);
+    }
+  });
+
   it.each([
     ['not_found', 404, 'errors.integrations.invoices.not_found', 'not-found'],
     ['validation_failed', 422, 'errors.integrations.invoices.validation_failed', 'validation'],

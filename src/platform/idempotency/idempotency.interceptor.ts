@@ -7,6 +7,7 @@ import { AppConfig } from '../config/app-config.js';
 import { withCommitHook } from '../database/commit-hook.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
+import { isTransientFault } from '../errors/transient-faults.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { requestBodyHash } from './canonical-json.js';
 import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
@@ -116,18 +117,24 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /**
-   * Stores, marks as too large, or releases the claim. A failure here is logged, not answered:
-   * the request has run, and its own answer is the truthful one. The claim then stays in
-   * progress until it is stale and a repeat takes it over.
+   * Stores, marks as too large, or releases the claim, once more after a transient fault (the
+   * connection that failed the request may fail this too; the pool then hands out another). A
+   * failure after that is logged, not answered: the request has run, and its own answer is the
+   * truthful one. The claim then stays in progress until it is stale and a repeat takes it over.
    */
   private async settle(request: ApiRequest, claim: IdempotencyClaim, answer: StoredResponse, detailKey?: string, sealed = false): Promise<void> {
-    try {
-      if (!isStoredResponse(answer.status, detailKey)) await this.store.release(claim);
-      else if (answer.body !== null && Buffer.byteLength(answer.body) > MAX_REPLAYABLE_BODY_BYTES) {
-        await this.store.completeTooLarge(claim, answer.status);
-      } else await this.store.complete(claim, answer, sealed);
-    } catch (error) {
-      this.logger.error({ err: error, trace_id: request.traceId }, 'could not store the idempotent response');
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        if (!isStoredResponse(answer.status, detailKey)) await this.store.release(claim);
+        else if (answer.body !== null && Buffer.byteLength(answer.body) > MAX_REPLAYABLE_BODY_BYTES) {
+          await this.store.completeTooLarge(claim, answer.status);
+        } else await this.store.complete(claim, answer, sealed);
+        return;
+      } catch (error) {
+        if (attempt === 1 && isTransientFault(error)) continue;
+        this.logger.error({ err: error, trace_id: request.traceId }, 'could not store the idempotent response');
+        return;
+      }
     }
   }
 }
