@@ -1,3 +1,4 @@
+import { QueryFailedError } from 'typeorm';
 import { captureLogs } from '../../../test/support/log-capture.js';
 import { fieldLineLogger, PinoNestLogger, REDACTED } from './logger.js';
 
@@ -22,6 +23,14 @@ describe('createLogger', () => {
     logger.info({ [member]: 'SECRET', a: { [member]: 'SECRET', b: { [member]: 'SECRET', c: { [member]: 'SECRET' } } }, list: [{ [member]: 'SECRET' }] });
     expect(JSON.stringify(lines)).not.toContain('SECRET');
     expect(lines[0][member]).toBe(REDACTED);
+  });
+
+  it("writes a failed statement's text but not the values bound into it", () => {
+    const { logger, lines } = captureLogs('info');
+    const driverError = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014', severity: 'ERROR', where: 'SQL statement with https://hooks.example/in?token=SECRET', detail: 'Key (url)=(SECRET) already exists.' });
+    logger.error({ err: new QueryFailedError('UPDATE "webhook_endpoints" SET "url" = $1', ['https://hooks.example/in?token=SECRET'], driverError) }, 'failed');
+    expect(JSON.stringify(lines)).not.toContain('SECRET');
+    expect(lines[0].err).toMatchObject({ type: 'QueryFailedError', query: 'UPDATE "webhook_endpoints" SET "url" = $1', code: '57014', driverError: { code: '57014', severity: 'ERROR' } });
   });
 
   it('leaves other members alone', () => {

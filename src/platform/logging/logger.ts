@@ -12,6 +12,29 @@ const REDACTED_PATHS: readonly string[] = SECRET_DEPTHS.flatMap((depth) => SECRE
 
 export const REDACTED = '[Redacted]';
 
+/**
+ * Members of a failed statement's error that carry the values it ran with: TypeORM's
+ * QueryFailedError keeps the bound `parameters` and copies its pg error's members, whose
+ * `detail` (a unique violation's key), `where` and `internalQuery` may quote them too.
+ */
+const STATEMENT_DATA = ['parameters', 'detail', 'where', 'internalQuery'];
+/** What the pg error under `driverError` may show: where it failed, not with what. */
+const DRIVER_ERROR_MEMBERS = ['message', 'code', 'severity', 'routine', 'constraint', 'table', 'column', 'schema'];
+
+/**
+ * `err` as pino writes it, without the values a failed statement ran with: they are request data,
+ * a webhook URL's secret query string or a person's name included. The statement's text stays.
+ */
+function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown;
+  if (typeof serialized !== 'object' || serialized === null) return serialized;
+  const { driverError, ...rest } = serialized as Record<string, unknown>;
+  for (const name of STATEMENT_DATA) delete rest[name];
+  if (typeof driverError !== 'object' || driverError === null) return rest;
+  const driver = driverError as Record<string, unknown>;
+  return { ...rest, driverError: Object.fromEntries(DRIVER_ERROR_MEMBERS.filter((name) => driver[name] !== undefined).map((name) => [name, driver[name]])) };
+}
+
 /** Lines are gathered into writes of at least this many bytes... */
 const LOG_WRITE_BYTES = 4096;
 /** ...or written this long after they were logged, however few. */
@@ -55,6 +78,7 @@ export function createLogger(config: Pick<AppConfig, 'LOG_LEVEL'>, destination: 
       level: config.LOG_LEVEL,
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: [...REDACTED_PATHS], censor: REDACTED },
+      serializers: { err: serializeError },
     },
     destination,
   );
