@@ -6,6 +6,7 @@ import { FEATURES, READ_RESOURCES } from '../src/app/features.js';
 import { COMPACT_TOOL_NAMES } from '../src/mcp/tools/tool-catalog.js';
 import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { runCli } from './support/cli.js';
+import { waitFor } from './support/wait-for.js';
 import { credentials, legacyClient, modernClient, shortcut, startMcp, type TestMcp } from './support/mcp.js';
 
 interface Demo {
@@ -513,4 +514,56 @@ describe('agent-tool server: failed-authentication limit per client address (e2e
     expect((await from('203.0.113.8', demo.mcp_token)).status).toBe(200);
     expect((await fetch(`${mcp.base}/handshake`, { headers: { 'X-Forwarded-For': '203.0.113.7' } })).status).toBe(200);
   });
+});
+
+describe("agent-tool server: one company's calls take a bounded share of the pool (e2e)", () => {
+  let mcp: TestMcp;
+  let busy: Demo;
+  let other: Demo;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    busy = (await runCli('seed:demo', '--records', '1')).json as unknown as Demo;
+    other = (await runCli('seed:demo', '--records', '1')).json as unknown as Demo;
+    mcp = await startMcp();
+    db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await db?.end();
+  });
+
+  it("serves another company while ten of one company's searches wait, each search holding its turn, not the pool", async () => {
+    const call = (demo: Demo, name: string, args: Record<string, unknown>) =>
+      shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), { name, arguments: args });
+    const waitingOnInvoices = async () =>
+      Number(
+        (
+          await db.query(
+            `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%FROM "invoices"%'`,
+          )
+        ).rows[0].n,
+      );
+    // Every search of the busy company reaches invoices, and waits there while the test holds them.
+    const lock = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await lock.connect();
+    await lock.query('BEGIN');
+    await lock.query('LOCK TABLE invoices IN ACCESS EXCLUSIVE MODE');
+    let searches: Promise<Awaited<ReturnType<typeof call>>[]> | undefined;
+    try {
+      searches = Promise.all(Array.from({ length: 10 }, () => call(busy, 'search_records', { query: 'demo' })));
+      await waitFor(async () => (await waitingOnInvoices()) > 0, 10_000, 'the searches to wait on invoices');
+
+      // Before: the ten searches took all ten connections, and this call waited 10 s for one, then failed.
+      const answer = await call(other, 'list_records', { resource: 'vehicles' });
+      expect(answer.status).toBe(200);
+      expect(answer.body!.isError).toBeUndefined();
+      expect(await waitingOnInvoices()).toBeLessThanOrEqual(2);
+    } finally {
+      await lock.query('COMMIT');
+      await lock.end();
+    }
+    for (const answer of await searches) expect([answer.status, answer.body!.isError]).toEqual([200, undefined]);
+  }, 60_000);
 });

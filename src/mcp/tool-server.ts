@@ -2,11 +2,14 @@ import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common
 import { type AuthInfo, type CallToolResult, createMcpHandler, type McpHttpHandler, McpServer } from '@modelcontextprotocol/server';
 import { AccessService } from '../platform/access/access.service.js';
 import { Counter } from 'prom-client';
+import { AppConfig } from '../platform/config/app-config.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
+import { isTransientFault } from '../platform/errors/transient-faults.js';
 import { fieldLineLogger } from '../platform/logging/logger.js';
 import { type Logger as PinoLogger, PINO_LOGGER } from '../platform/logging/logging.module.js';
 import { Metrics } from '../platform/metrics/metrics.service.js';
 import type { McpCaller } from './mcp-tokens.service.js';
+import { TenantTurns } from './tenant-turns.js';
 import { type AgentTool, COMPACT_TOOL_NAMES, ToolCatalog } from './tools/tool-catalog.js';
 import type { ToolSelection } from './tools/tool-selection.js';
 
@@ -53,13 +56,16 @@ export class ToolServer implements OnModuleDestroy {
   private readonly callLines: PinoLogger;
 
   private readonly calls: Counter<'tool' | 'outcome'>;
+  private readonly turns: TenantTurns;
 
   constructor(
     @Inject(ToolCatalog) private readonly catalog: ToolCatalog,
     @Inject(AccessService) private readonly access: AccessService,
     @Inject(Metrics) metrics: Metrics,
     @Inject(PINO_LOGGER) pino: PinoLogger,
+    @Inject(AppConfig) config: AppConfig,
   ) {
+    this.turns = new TenantTurns(config.MCP_TENANT_CONCURRENCY);
     this.callLines = fieldLineLogger(pino, { context: ToolServer.name });
     this.calls = metrics.once('mcp_tool_calls_total', () =>
       new Counter({
@@ -182,7 +188,9 @@ export class ToolServer implements OnModuleDestroy {
 
   /**
    * structuredContent plus the same JSON as text; an expected failure is an isError result naming
-   * the argument. Each call is counted and logged with the tool and the token's public prefix.
+   * the argument; a database too busy to answer now is one too, saying to try again. Each call
+   * waits for its company's turn (TenantTurns), and is counted and logged with the tool and the
+   * token's public prefix.
    */
   private async call(tool: AgentTool, caller: McpCaller, args: Record<string, unknown>): Promise<CallToolResult> {
     const started = performance.now();
@@ -191,7 +199,7 @@ export class ToolServer implements OnModuleDestroy {
       this.callLines.info({ tool: tool.name, token_prefix: caller.prefix, outcome, duration_ms: Math.round(performance.now() - started) }, 'tool call');
     };
     try {
-      const result = await tool.run(caller.tenantId, args);
+      const result = await this.turns.run(caller.tenantId, () => tool.run(caller.tenantId, args));
       done('ok');
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
@@ -201,6 +209,10 @@ export class ToolServer implements OnModuleDestroy {
         return { isError: true, content: [{ type: 'text', text: `${field}${error.message}` }] };
       }
       done('failed');
+      if (isTransientFault(error)) {
+        this.logger.warn({ err: error, tool: tool.name }, 'tool call: the database could not answer now');
+        return { isError: true, content: [{ type: 'text', text: 'The service is busy; try again in a few seconds.' }] };
+      }
       this.logger.error(error instanceof Error ? error : new Error(String(error)), `tool ${tool.name} failed`);
       return { isError: true, content: [{ type: 'text', text: 'The tool failed unexpectedly; try again later.' }] };
     }

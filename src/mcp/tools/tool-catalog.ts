@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import pLimit from 'p-limit';
 import * as z from 'zod';
 import type { Scope } from '../../platform/catalog/scopes.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
@@ -24,6 +25,8 @@ const PAGING_HINT = 'More results: call this tool again with the same arguments 
 const cutHint = (cut: readonly string[]) => `Cut to fit the result size: ${cut.join('; ')}.`;
 /** `recent_*` without `since` looks back this far. */
 const DEFAULT_RECENT_DAYS = 7;
+/** Kinds of record a merged search or recent-changes call reads at once (each on a connection of the pool). */
+const MERGE_FAN_OUT = 2;
 
 /** One tool: its public description and how to run it for one company. */
 export interface AgentTool {
@@ -385,11 +388,15 @@ export class ToolCatalog {
     // members are dropped again once the merge is sorted.
     const fieldsFor = (resource: ReadResource<any, any>) =>
       wanted && [...new Set([...wanted, ...resource.searchable, order])].filter((name) => this.members.get(resource.name)!.has(name));
+    // MERGE_FAN_OUT kinds at a time: one call holds that many connections of the pool, not one per kind.
+    const oneAtATime = pLimit(MERGE_FAN_OUT);
     const pages = await Promise.all(
-      chosen.map(async (resource) => ({
-        resource,
-        page: await this.byName.get(resourceToolName(verb, resource.name))!.run(tenantId, { ...args, limit, fields: fieldsFor(resource) }),
-      })),
+      chosen.map((resource) =>
+        oneAtATime(async () => ({
+          resource,
+          page: await this.byName.get(resourceToolName(verb, resource.name))!.run(tenantId, { ...args, limit, fields: fieldsFor(resource) }),
+        })),
+      ),
     );
     const hits = pages.flatMap(({ resource, page }) =>
       tag(resource, page.data).map((item) => ({ item, score: score(item, resource), at: String(item[order] ?? '') })),

@@ -265,6 +265,16 @@ export class AppConfig {
   @Max(65535)
   METRICS_PORT?: number = undefined;
 
+  /**
+   * Agent-tool server: tool calls of one company running at once in one process; more wait their
+   * turn. With the merged tools' fan-out of 2, a company holds at most 4 of the pool's 10 connections.
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(8)
+  MCP_TENANT_CONCURRENCY = 2;
+
   /** Agent-tool server: requests per token and minute, over all processes. */
   @Transform(int)
   @IsInt()
