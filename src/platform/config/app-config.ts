@@ -315,6 +315,15 @@ export class AppConfig {
   @Matches(SECRETS_KEY, { message: 'SECRETS_KEY must be 32 bytes as 64 hex digits or base64 (openssl rand -base64 32)' })
   SECRETS_KEY?: string = undefined;
 
+  /**
+   * Keys SECRETS_KEY replaced, comma-separated: what was sealed under them still opens (a secret
+   * is sealed again under SECRETS_KEY when it is next written). For rotating SECRETS_KEY.
+   */
+  @Transform(list)
+  @IsArray()
+  @Matches(SECRETS_KEY, { each: true, message: 'SECRETS_KEY_PREVIOUS must list keys of 32 bytes, as SECRETS_KEY' })
+  SECRETS_KEY_PREVIOUS: string[] = [];
+
   /** `production` makes missing secrets fatal instead of generated. */
   @IsString()
   NODE_ENV = 'development';

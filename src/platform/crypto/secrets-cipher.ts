@@ -38,6 +38,11 @@ export function openWith(key: Buffer, sealed: Buffer): string {
  * database and kept in `platform_settings`, so every process of a development setup can open
  * what another sealed — at the price that the key then sits beside the ciphertexts, which is
  * why the process warns at start (MISSING_SECRETS_KEY_WARNING, once however many roles it runs).
+ *
+ * What was sealed before SECRETS_KEY was set or changed still opens: under the development key
+ * still stored, or a key named in SECRETS_KEY_PREVIOUS. Setting SECRETS_KEY, as the warning
+ * says to, thus keeps every endpoint delivering (it stranded them all: their secrets no longer
+ * opened, and their deliveries were offered again for ever).
  */
 export const MISSING_SECRETS_KEY_WARNING =
   'SECRETS_KEY is not set: webhook signing secrets are encrypted under a development key stored in the database. ' +
@@ -45,7 +50,8 @@ export const MISSING_SECRETS_KEY_WARNING =
 
 @Injectable()
 export class SecretsCipher implements OnModuleInit {
-  private key: Buffer;
+  /** The first seals; each opens, in turn. */
+  private keys: Buffer[] = [];
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -53,19 +59,38 @@ export class SecretsCipher implements OnModuleInit {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    if (this.config.SECRETS_KEY !== undefined) {
-      this.key = decodeSecretsKey(this.config.SECRETS_KEY);
+    if (this.config.SECRETS_KEY === undefined) {
+      this.keys = [decodeSecretsKey(await this.sharedDevelopmentKey())];
       return;
     }
-    this.key = decodeSecretsKey(await this.sharedDevelopmentKey());
+    const development = await this.storedDevelopmentKey();
+    this.keys = [this.config.SECRETS_KEY, ...this.config.SECRETS_KEY_PREVIOUS, ...(development === undefined ? [] : [development])].map(decodeSecretsKey);
   }
 
   seal(plaintext: string): Buffer {
-    return sealWith(this.key, plaintext);
+    return sealWith(this.keys[0], plaintext);
   }
 
+  /** Throws when no key opens it: altered, or sealed under a key this process does not know. */
   open(sealed: Buffer): string {
-    return openWith(this.key, sealed);
+    const [current, ...previous] = this.keys;
+    try {
+      return openWith(current, sealed);
+    } catch (error) {
+      for (const key of previous) {
+        try {
+          return openWith(key, sealed);
+        } catch {
+          // Not sealed under this one either.
+        }
+      }
+      throw error;
+    }
+  }
+
+  private async storedDevelopmentKey(): Promise<string | undefined> {
+    const [row] = await this.dataSource.query(`SELECT value FROM platform_settings WHERE name = 'development_secrets_key'`);
+    return row?.value as string | undefined;
   }
 
   private async sharedDevelopmentKey(): Promise<string> {
