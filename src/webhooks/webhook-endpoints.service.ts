@@ -3,6 +3,7 @@ import { In } from 'typeorm';
 import { AccessService } from '../platform/access/access.service.js';
 import { ApiKey, apiKeyState } from '../platform/auth/api-key.entity.js';
 import type { AuthContext } from '../platform/auth/auth-context.js';
+import { invalidToken } from '../platform/auth/bearer-credentials.js';
 import type { RevokedKey } from '../platform/auth/api-key-hooks.js';
 import { Scope } from '../platform/catalog/scopes.js';
 import { AppConfig } from '../platform/config/app-config.js';
@@ -62,7 +63,8 @@ export class WebhookEndpointsService {
   /**
    * Checks in order: subscription (422 unknown_event_type, 403 missing_scope), pinned_version
    * (422), URL (422 url_not_publicly_routable), then the company quota (429) under a lock, so
-   * concurrent creates never exceed it.
+   * concurrent creates never exceed it, and the creating key, read under a share lock (401 if it
+   * was revoked, expired or deleted while the request ran; see activeOwner).
    */
   async create(auth: AuthContext, input: CreateWebhookEndpointDto): Promise<EndpointWithSecret> {
     const eventTypes = checkSubscription(input.event_types, auth.scopes, this.access);
@@ -71,6 +73,7 @@ export class WebhookEndpointsService {
     const secret = this.secrets.generateSecret();
     const endpoint = await this.data.transaction(auth.tenantId, async (scope) => {
       await this.assertQuotaRoom(scope);
+      if (!(await this.activeOwner(scope, auth.apiKeyId))) throw invalidToken('The API key was revoked, expired or deleted while the request ran.');
       const repository = scope.repository(WebhookEndpoint);
       const [id] = await repository.insert({
         apiKeyId: auth.apiKeyId,
@@ -243,10 +246,20 @@ export class WebhookEndpointsService {
   }
 
   private async assertOwnerActive(scope: TenantScope, endpoint: WebhookEndpoint): Promise<void> {
-    const key = await scope.repository(ApiKey).findOne({ id: endpoint.apiKeyId });
-    if (!key || apiKeyState(key) !== 'active') {
+    if (!(await this.activeOwner(scope, endpoint.apiKeyId))) {
       throw new DomainException('WebhookOwnerKeyInactive', 'The API key that owns this endpoint is revoked, expired or deleted; create the endpoint again with an active key.');
     }
+  }
+
+  /**
+   * Whether the key is active, read under a share lock held to the end of the transaction that
+   * makes an endpoint active: a revocation then either commits first, and is seen here, or waits
+   * for this transaction, and its hook pauses the endpoint this one made active. Read without
+   * the lock, an endpoint created or resumed while its key was being revoked stayed active.
+   */
+  private async activeOwner(scope: TenantScope, apiKeyId: string): Promise<boolean> {
+    const key = await scope.repository(ApiKey).select('key').andWhere('key.id = :apiKeyId', { apiKeyId }).setLock('pessimistic_read').getOne();
+    return key !== null && apiKeyState(key) === 'active';
   }
 
   /** A supported API version that is not sunset; null unpins. */

@@ -10,6 +10,7 @@ import { WebhookEndpoint, type WebhookEndpointStatus, type WebhookDisabledReason
 import { startApi, type TestApi } from '../support/api.js';
 import { runCli } from '../support/cli.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import { waitFor } from '../support/wait-for.js';
 import { stubDns } from '../support/webhooks.js';
 
 type Json = Record<string, any>;
@@ -183,6 +184,45 @@ describe('webhook endpoint quota and states (e2e)', () => {
       expect(res.status).toBe(409);
       expect(res.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.owner_key_inactive', code: 'owner_key_inactive', type: 'https://api.test.local/errors/conflict' });
       expect(await state(id)).toEqual({ status: 'paused', disabledReason: null });
+    });
+
+    describe('racing a revocation of the owning key (its transaction held open here, as key:revoke runs it)', () => {
+      /** Runs `request` while a revocation of `keyId` is uncommitted; commits it once the request waits for it. */
+      async function duringRevocation(keyId: string, request: () => Promise<Response>): Promise<Response> {
+        const revocation = db.createQueryRunner();
+        await revocation.connect();
+        await revocation.startTransaction();
+        try {
+          await revocation.query(`UPDATE api_keys SET revoked_at = clock_timestamp() WHERE id = $1`, [keyId]);
+          await revocation.query(`UPDATE webhook_endpoints SET status = 'paused', disabled_reason = 'api_key_revoked' WHERE api_key_id = $1 AND status = 'active'`, [keyId]);
+          const answer = request();
+          // Before: the request read the key without waiting, and made the endpoint active under a key being revoked.
+          await waitFor(async () => (await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR SHARE%'`)).length > 0, 10_000, 'the request to wait for the revocation');
+          await revocation.commitTransaction();
+          return await answer;
+        } finally {
+          if (revocation.isTransactionActive) await revocation.rollbackTransaction();
+          await revocation.release();
+        }
+      }
+
+      it('a resume waits for it, then answers 409 owner_key_inactive; the endpoint stays paused', async () => {
+        const owner = await session.newKey([Scope.WebhooksManage, Scope.FinInvoicesRead]);
+        const admin = await session.newKey([Scope.All]);
+        const { id } = await created(owner.auth);
+        await action(id, 'pause', owner.auth);
+        const res = await duringRevocation(owner.id, () => action(id, 'resume', admin.auth).then((answer) => answer));
+        expect(res.status).toBe(409);
+        expect(res.body.detail_key).toBe('errors.integrations.webhooks.owner_key_inactive');
+        expect(await state(id)).toEqual({ status: 'paused', disabledReason: null });
+      });
+
+      it('a create waits for it, then answers 401; no endpoint is made', async () => {
+        const owner = await session.newKey([Scope.WebhooksManage, Scope.FinInvoicesRead]);
+        const res = await duringRevocation(owner.id, () => create(owner.auth).then((answer) => answer));
+        expect(res.status).toBe(401);
+        expect(await db.query(`SELECT id FROM webhook_endpoints WHERE api_key_id = $1`, [owner.id])).toEqual([]);
+      });
     });
 
     it('answers 409 owner_key_inactive to resuming an auto-disabled endpoint of an inactive key', async () => {
