@@ -2,7 +2,7 @@ import { Faker, en } from '@faker-js/faker';
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { FinanceDemoSeeder } from '../../src/finance/finance-demo.seeder.js';
-import { PAGE_LINE_BUDGET } from '../../src/finance/invoice-rows.js';
+import { LINE_JSON_BYTES, PAGE_BYTE_BUDGET } from '../../src/finance/invoice-rows.js';
 import { invoicesResource } from '../../src/finance/invoices.resource.js';
 import { ToolCatalog } from '../../src/mcp/tools/tool-catalog.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
@@ -121,8 +121,8 @@ describe('invoice list: plain-SQL page equals the generic reader (e2e)', () => {
     expect(refused.body.detail_key).toBe('errors.integrations.invoices.invalid_cursor');
   });
 
-  it('ends a page early where its lines would pass PAGE_LINE_BUDGET, with has_more and a cursor that continues after it', async () => {
-    // Another company whose twelve invoices hold 500 lines each: 6,000 lines in all.
+  it('ends a page early where its lines would pass PAGE_BYTE_BUDGET, with has_more and a cursor that continues after it', async () => {
+    // Another company whose twelve invoices hold 500 lines each, of 8-byte descriptions.
     const heavy = await createTenantSession(api.app, { scopes: [Scope.All] });
     const faker = new Faker({ locale: [en], seed: 13 });
     await api.app.get(TenantData).transaction(heavy.tenant.id, (data) => api.app.get(FinanceDemoSeeder).seed({ data, records: 12, faker }));
@@ -130,10 +130,10 @@ describe('invoice list: plain-SQL page equals the generic reader (e2e)', () => {
     await db.query(`DELETE FROM invoice_lines WHERE tenant_id = $1`, [heavy.tenant.id]);
     await db.query(
       `INSERT INTO invoice_lines (tenant_id, invoice_id, position, description, qty, unit_price_minor, tax_rate, net_minor, tax_minor)
-       SELECT i.tenant_id, i.id, n, 'Line ' || n, 1, 100, 0, 100, 0 FROM invoices i CROSS JOIN generate_series(1, 500) AS n WHERE i.tenant_id = $1`,
+       SELECT i.tenant_id, i.id, n, 'Line ' || lpad(n::text, 3, '0'), 1, 100, 0, 100, 0 FROM invoices i CROSS JOIN generate_series(1, 500) AS n WHERE i.tenant_id = $1`,
       [heavy.tenant.id],
     );
-    const perPage = PAGE_LINE_BUDGET / 500;
+    const perPage = Math.floor(PAGE_BYTE_BUDGET / (500 * (8 + LINE_JSON_BYTES)));
     const first = await api.http.get('/v1/invoices').query({ limit: 50 }).set('Authorization', heavy.auth);
     expect(first.status).toBe(200);
     expect(first.body.data).toHaveLength(perPage);
@@ -148,6 +148,12 @@ describe('invoice list: plain-SQL page equals the generic reader (e2e)', () => {
     const small = await api.http.get('/v1/invoices').query({ limit: 3 }).set('Authorization', heavy.auth);
     expect(small.body.data).toHaveLength(3);
     expect(small.body.has_more).toBe(true);
+
+    // Bytes, not lines: 500 lines of 1,000 two-byte characters are over the budget alone, and end the page after them.
+    await db.query(`UPDATE invoice_lines SET description = repeat('é', 1000) WHERE invoice_id = $1`, [all[0].id]);
+    const wide = await api.http.get('/v1/invoices').query({ limit: 50 }).set('Authorization', heavy.auth);
+    expect(wide.body.data.map((invoice: { id: string }) => invoice.id)).toEqual([all[0].id]);
+    expect(wide.body.has_more).toBe(true);
   });
 
   it('answers the list_invoices tool as the generic reader would', async () => {

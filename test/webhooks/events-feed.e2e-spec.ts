@@ -325,10 +325,10 @@ describe('events feed (e2e)', () => {
 
   it('ends a page early where its envelopes would pass FEED_PAGE_BYTES, with has_more and a cursor that continues after it', async () => {
     const session = await createTenantSession(api.app, { scopes: [Scope.All] });
-    // Twelve events of about 600 kB each, a minute apart, and one small one before them.
+    // Twelve events of about 150 kB each, a minute apart, and one small one before them.
     await db.query(
       `INSERT INTO events (id, tenant_id, type, envelope, created_at, dispatched_at)
-       SELECT id, $1, 'fin.invoice.created', jsonb_build_object('id', id, 'type', 'fin.invoice.created', 'created_at', at, 'data', jsonb_build_object('notes', repeat('x', CASE WHEN g = 0 THEN 10 ELSE 600000 END))), at, now()
+       SELECT id, $1, 'fin.invoice.created', jsonb_build_object('id', id, 'type', 'fin.invoice.created', 'created_at', at, 'data', jsonb_build_object('notes', repeat('x', CASE WHEN g = 0 THEN 10 ELSE 150000 END))), at, now()
          FROM (SELECT gen_random_uuid() AS id, g, timestamptz '2026-11-01 08:00:00+00' + g * interval '1 minute' AS at FROM generate_series(0, 12) g) AS events`,
       [session.tenant.id],
     );
