@@ -59,21 +59,22 @@ export class CreateInvoiceLineDto {
 
   @ApiPropertyOptional({
     type: 'number',
+    nullable: true,
     minimum: 0,
     maximum: MAX_TAX_RATE,
     example: 19,
     description:
-      'Percentage (19 means 19 %). Required unless `tax_rate_id` is given; then it may be left out and the rate record ' +
+      'Percentage (19 means 19 %). Required unless `tax_rate_id` is given; then it may be left out (or null) and the rate record ' +
       'supplies it. When both are given they must be equal, otherwise the line is refused with `line_invalid` (code `tax_rate_conflict`).',
   })
   @LineTaxRate(MAX_TAX_RATE)
   tax_rate?: number;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'A product of this company.' })
+  @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, description: 'A product of this company; null or absent: none.' })
   @OptionalUuid()
   product_id?: string;
 
-  @ApiPropertyOptional({ format: 'uuid', description: 'A tax rate of this company; see `tax_rate`.' })
+  @ApiPropertyOptional({ type: 'string', format: 'uuid', nullable: true, description: 'A tax rate of this company; see `tax_rate`. Null or absent: none.' })
   @OptionalUuid()
   tax_rate_id?: string;
 }

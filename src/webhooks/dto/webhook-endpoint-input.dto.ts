@@ -14,9 +14,9 @@ const NAME = { description: 'A label for people, 1-200 characters, not blank.', 
 const URL_DOC = {
   description:
     '`https://` only (`http://` only where the operator set WEBHOOK_ALLOW_HTTP), no credentials, a host name (never an IP address in ' +
-    'any notation) whose every A record is public (spec 6.9). Stored and called in its normalised form (`url.href`).',
+    'any notation) whose every A record is public (spec 6.9). Read as a WHATWG URL, so not only RFC 3986 URIs: stored and called in its ' +
+    'normalised form (`url.href`; a space becomes `%20`).',
   example: 'https://erp.example.com/hooks/integrations',
-  format: 'uri',
   maxLength: MAX_URL_LENGTH,
 };
 const EVENT_TYPES_DOC = {
