@@ -209,8 +209,8 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     expect(overview.stdout).not.toContain('outputHelp');
     const listed = overview.stdout.slice(overview.stdout.indexOf('Commands:')).split('\n').filter((line) => /^  [a-z]/.test(line));
     const commands = listed.map((line) => line.trim().split(' ')[0]).filter((name) => name !== 'help');
-    expect(commands).toEqual(expect.arrayContaining(['tenant:create', 'key:create', 'event:emit', 'invoice:issue', 'webhook:grant-pii', 'mcp-token:create', 'seed:demo']));
-    expect(commands).toHaveLength(20);
+    expect(commands).toEqual(expect.arrayContaining(['tenant:create', 'key:create', 'event:emit', 'invoice:issue', 'webhook:grant-pii', 'mcp-token:create', 'seed:demo', 'secrets:reseal']));
+    expect(commands).toHaveLength(21);
     for (const line of listed) expect(line.trim()).toMatch(/^\S+( .*)?\s{2,}\S/);
     expect(overview.stdout).toMatch(/tenant:create --name <name> \[--slug <slug>\] \[--currencies <codes>\]\s+create a company/);
     expect(one.stdout).toMatch(/Usage: cli seed:demo \[options\]/);

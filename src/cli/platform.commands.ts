@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ApiKeysService } from '../platform/auth/api-keys.service.js';
+import { SealedSecrets } from '../platform/crypto/sealed-secrets.js';
 import { isScope, type Scope } from '../platform/catalog/scopes.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { parseRfc3339DateTime } from '../platform/validation/rfc3339.js';
@@ -95,4 +96,12 @@ export function platformCommands(program: Command, { context, output }: CommandG
       .requiredOption('--key <id>', 'API key id (as printed by key:create)', uuid)
       .action(async (options: { key: string }) => output(await (await keys()).changeState(options.key, state)));
   }
+
+  program
+    .command('secrets:reseal')
+    .description(
+      'seal every stored secret again under SECRETS_KEY (after setting or rotating it), then drop the development key; ' +
+        'prints {resealed: {<kind>: n}, development_key_deleted}',
+    )
+    .action(async () => output(await (await context()).get(SealedSecrets).resealAll()));
 }

@@ -88,6 +88,30 @@ export class SecretsCipher implements OnModuleInit {
     }
   }
 
+  /** `sealed` under SECRETS_KEY: null when it already is; throws when no key opens it. */
+  resealed(sealed: Buffer): Buffer | null {
+    try {
+      openWith(this.keys[0], sealed);
+      return null;
+    } catch {
+      return sealWith(this.keys[0], this.open(sealed));
+    }
+  }
+
+  /**
+   * With SECRETS_KEY set, deletes the development key a start without it stored, once nothing
+   * sealed under it is left (secrets:reseal); answers whether there was one.
+   */
+  async forgetDevelopmentKey(): Promise<boolean> {
+    if (this.config.SECRETS_KEY === undefined) return false;
+    // TypeORM answers a DELETE as [rows, count].
+    const [deleted]: [{ value: string }[], number] = await this.dataSource.query(`DELETE FROM platform_settings WHERE name = 'development_secrets_key' RETURNING value`);
+    if (deleted.length === 0) return false;
+    const development = decodeSecretsKey(deleted[0].value);
+    this.keys = this.keys.filter((key, index) => index === 0 || !key.equals(development));
+    return true;
+  }
+
   private async storedDevelopmentKey(): Promise<string | undefined> {
     const [row] = await this.dataSource.query(`SELECT value FROM platform_settings WHERE name = 'development_secrets_key'`);
     return row?.value as string | undefined;

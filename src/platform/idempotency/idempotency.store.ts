@@ -1,8 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
+import { SealedSecrets } from '../crypto/sealed-secrets.js';
 import { SecretsCipher } from '../crypto/secrets-cipher.js';
 import { hotQuery, hotQueryIn } from '../database/hot-query.js';
 import { DomainException } from '../errors/domain.exception.js';
@@ -93,11 +94,33 @@ const CLEANUP_BATCH = 1000;
 
 /** The `idempotency_keys` table: claims, stored responses and their expiry. */
 @Injectable()
-export class IdempotencyStore {
+export class IdempotencyStore implements OnModuleInit {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(SecretsCipher) private readonly cipher: SecretsCipher,
+    @Inject(SealedSecrets) private readonly sealed: SealedSecrets,
   ) {}
+
+  /** Its sealed answers (those that carry a secret) are re-sealed with every other sealed value. */
+  onModuleInit(): void {
+    this.sealed.register('idempotency_keys', (reseal) => this.resealAnswers(reseal));
+  }
+
+  private resealAnswers(reseal: (sealed: Buffer) => Buffer | null): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const rows: { id: string; response_body_ciphertext: Buffer }[] = await manager.query(
+        `SELECT id, response_body_ciphertext FROM idempotency_keys WHERE response_body_ciphertext IS NOT NULL FOR UPDATE`,
+      );
+      let count = 0;
+      for (const row of rows) {
+        const again = reseal(row.response_body_ciphertext);
+        if (again === null) continue;
+        await manager.query(`UPDATE idempotency_keys SET response_body_ciphertext = $2 WHERE id = $1`, [row.id, again]);
+        count += 1;
+      }
+      return count;
+    });
+  }
 
   async claim(scope: IdempotencyScope, requestHash: string): Promise<ClaimOutcome> {
     // A row seen as conflicting can vanish before it is read (its request was not stored, or it

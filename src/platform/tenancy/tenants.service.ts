@@ -75,6 +75,11 @@ export class TenantsService {
     );
   }
 
+  /** Every company's id, for work done company by company (secrets:reseal). */
+  async ids(): Promise<string[]> {
+    return (await this.dataSource.getRepository(Tenant).find({ select: { id: true }, order: { id: 'ASC' } })).map((tenant) => tenant.id);
+  }
+
   async findById(id: string): Promise<Tenant | null> {
     return this.dataSource.getRepository(Tenant).findOneBy({ id });
   }
