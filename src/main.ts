@@ -8,6 +8,7 @@ import { trackRequests } from './platform/http/draining.js';
 import { createLogger } from './platform/logging/logger.js';
 import { serveMetrics } from './platform/metrics/metrics-server.js';
 import { Metrics } from './platform/metrics/metrics.service.js';
+import { settlesWithin } from './platform/timing/settles-within.js';
 
 // Between full collections V8 lets the old generation grow to up to four times what survived the
 // last one. A role's live heap is about 55 MB, but the garbage it made under load held the API
@@ -21,17 +22,6 @@ type Stop = () => Promise<Record<string, unknown>>;
 
 /** How much longer than an attempt's timeout the worker may take to stop: its jobs and connections. */
 const WORKER_STOP_MARGIN_MS = 10_000;
-
-/** Whether `work` settled within `ms`. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
-  try {
-    return await Promise.race([work.then(() => true, () => true), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 async function main(): Promise<void> {
   const config = loadConfig();

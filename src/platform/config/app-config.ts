@@ -316,8 +316,8 @@ export class AppConfig {
   SECRETS_KEY?: string = undefined;
 
   /**
-   * Keys SECRETS_KEY replaced, comma-separated: what was sealed under them still opens (a secret
-   * is sealed again under SECRETS_KEY when it is next written). For rotating SECRETS_KEY.
+   * Keys SECRETS_KEY replaced, comma-separated: what was sealed under them still opens, until
+   * `secrets:reseal` seals it all under SECRETS_KEY. For rotating SECRETS_KEY.
    */
   @Transform(list)
   @IsArray()

@@ -73,28 +73,29 @@ export class SecretsCipher implements OnModuleInit {
 
   /** Throws when no key opens it: altered, or sealed under a key this process does not know. */
   open(sealed: Buffer): string {
+    return this.opened(sealed).plaintext;
+  }
+
+  /** `sealed` under SECRETS_KEY: null when it already is; throws when no key opens it. */
+  resealed(sealed: Buffer): Buffer | null {
+    const { plaintext, underCurrent } = this.opened(sealed);
+    return underCurrent ? null : sealWith(this.keys[0], plaintext);
+  }
+
+  /** The plaintext, and whether SECRETS_KEY (the first key) opened it; the current key's error when none does. */
+  private opened(sealed: Buffer): { plaintext: string; underCurrent: boolean } {
     const [current, ...previous] = this.keys;
     try {
-      return openWith(current, sealed);
+      return { plaintext: openWith(current, sealed), underCurrent: true };
     } catch (error) {
       for (const key of previous) {
         try {
-          return openWith(key, sealed);
+          return { plaintext: openWith(key, sealed), underCurrent: false };
         } catch {
           // Not sealed under this one either.
         }
       }
       throw error;
-    }
-  }
-
-  /** `sealed` under SECRETS_KEY: null when it already is; throws when no key opens it. */
-  resealed(sealed: Buffer): Buffer | null {
-    try {
-      openWith(this.keys[0], sealed);
-      return null;
-    } catch {
-      return sealWith(this.keys[0], this.open(sealed));
     }
   }
 

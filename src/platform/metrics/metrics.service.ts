@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { settlesWithin } from '../timing/settles-within.js';
 
 /**
  * One registry per process (the API and worker roles of one process share it, and one server
@@ -45,9 +46,7 @@ const SCRAPE_READ_MS = 1_000;
  * it, exactly while they matter. The gauge then keeps its last value.
  */
 export async function readForScrape(read: () => Promise<void>): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([read().catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, SCRAPE_READ_MS)))]);
-  clearTimeout(timer);
+  await settlesWithin(read(), SCRAPE_READ_MS);
 }
 
 /**
