@@ -25,4 +25,8 @@ export default async function globalSetup(): Promise<void> {
   // Every test sends from 127.0.0.1 and many send bad keys on purpose; the failed-authentication
   // limit is tested on its own, with a low limit and its own Redis prefix.
   process.env.AUTH_FAILURES_PER_MINUTE = '1000000';
+  // Tests insert events at fixed dates, some months or years back, and walk them; the retention
+  // job any test's worker schedules would delete those past 30 days mid-walk. Retention is tested
+  // on its own database, with its default of 30 days.
+  process.env.EVENTS_RETENTION_DAYS = '3650';
 }

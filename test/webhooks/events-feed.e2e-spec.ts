@@ -25,7 +25,7 @@ describe('events feed (e2e)', () => {
   let db: DataSource;
 
   beforeAll(async () => {
-    fixture = await startDeliveryFixture('events-feed');
+    fixture = await startDeliveryFixture('events-feed', { EVENTS_RETENTION_DAYS: '30' });
     ({ api, receiver, db } = fixture);
   });
   afterAll(() => fixture.close());
