@@ -3,7 +3,8 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { SecretsCipher } from '../src/platform/crypto/secrets-cipher.js';
 import { isolatedDatabase } from './support/deliveries.js';
-import { spawnNode } from './support/main-process.js';
+import { listeningPort, spawnMain, spawnNode } from './support/main-process.js';
+import { waitFor } from './support/wait-for.js';
 
 /** Setting SECRETS_KEY, as the start-up warning says to, or rotating it, keeps what was sealed before readable. */
 describe('SecretsCipher across a change of SECRETS_KEY (e2e, PostgreSQL)', () => {
@@ -66,4 +67,62 @@ describe('SecretsCipher across a change of SECRETS_KEY (e2e, PostgreSQL)', () =>
     const unrelated = await cipher({ SECRETS_KEY: newKey() });
     expect(() => unrelated.open(later)).toThrow();
   });
+
+  it('refuses to start the API or the worker when SECRETS_KEY opens none of the newest stored secrets; warns when it opens only some', async () => {
+    const own = await isolatedDatabase('secrets_start');
+    const ownDb = await new DataSource({ type: 'postgres', url: own.url }).initialize();
+    try {
+      const cli = async (...argv: string[]) => {
+        const run = spawnNode(['dist/cli.js', ...argv], { DATABASE_URL: own.url });
+        expect([await run.exit, run.stderr()]).toEqual([0, '']);
+        return JSON.parse(run.stdout()) as Record<string, any>;
+      };
+      const tenant = await cli('tenant:create', '--name', 'Start Check Ltd');
+      const key = await cli('key:create', '--tenant', tenant.id, '--scopes', 'int:webhooks:manage');
+      const endpointSealedWith = async (sealing: SecretsCipher, name: string) =>
+        ownDb.query(
+          `INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, status, pii_enabled, secret_ciphertext)
+           VALUES ($1, $2, $3, 'https://hooks.example/in', '{fin.invoice.created}', 'active', false, $4)`,
+          [tenant.id, key.id, name, sealing.seal('whsec_start')],
+        );
+      const first = newKey();
+      const made = new SecretsCipher(loadConfig({ DATABASE_URL: own.url, SECRETS_KEY: first }), ownDb);
+      await made.onModuleInit();
+      await endpointSealedWith(made, 'under the first key');
+      const env = { DATABASE_URL: own.url, PORT: '0' };
+
+      const other = newKey();
+      for (const roles of ['api', 'worker']) {
+        const refused = spawnMain({ ...env, APP_ROLES: roles, SECRETS_KEY: other });
+        // Before: it started, and every delivery of the endpoint waited for ever on a secret it could not open.
+        const outcome = await waitFor(
+          async () =>
+            refused.child.exitCode ?? (refused.lines().some((line) => line.msg === 'worker started' || typeof line.port === 'number') && 'started'),
+          60_000,
+          'an exit or a start',
+        );
+        await refused.stop();
+        expect(outcome).toBe(1);
+        expect(refused.stderr()).toMatch(/^SECRETS_KEY: opens none of the last stored webhook_endpoints secrets \(1 read\); they were sealed under another key/);
+        expect(refused.stdout() + refused.stderr()).not.toContain(other);
+      }
+
+      const rotating = spawnMain({ ...env, APP_ROLES: 'api', SECRETS_KEY: other, SECRETS_KEY_PREVIOUS: first });
+      await listeningPort(rotating);
+      await rotating.stop();
+
+      const sealingOther = new SecretsCipher(loadConfig({ DATABASE_URL: own.url, SECRETS_KEY: other }), ownDb);
+      await sealingOther.onModuleInit();
+      await endpointSealedWith(sealingOther, 'under the other key');
+      const some = spawnMain({ ...env, APP_ROLES: 'api', SECRETS_KEY: other });
+      await listeningPort(some);
+      await some.stop();
+      expect(some.lines().filter((line) => line.level === 40 && Array.isArray(line.unopened))).toEqual([
+        expect.objectContaining({ unopened: [{ kind: 'webhook_endpoints', sampled: 2, unopened: 1 }] }),
+      ]);
+    } finally {
+      await ownDb.destroy();
+      await own.drop();
+    }
+  }, 120_000);
 });

@@ -26,6 +26,8 @@ const ALLOWED: Record<string, string> = {
     'claims are keyed by (company, API key, Idempotency-Key, method, path); marking one committed, completing or releasing it addresses its row by id and an unguessable lock token, and the expiry sweep spans all companies by design',
   'src/webhooks/delivery/delivery-store.ts':
     "the delivery worker's SQL serves one queue of every company: the relay takes every company's undispatched events (FOR UPDATE SKIP LOCKED), the sweep and the pending-age gauge read every company's deliveries, and a lease or an outcome addresses one delivery by its id and lease token; every join is on the row's own tenant_id",
+  'src/webhooks/secrets/webhook-sealed-secrets.ts':
+    "the check at start reads every company's newest signing secrets only to try SECRETS_KEY on them (nothing read leaves the process); the re-sealing goes company by company through TenantData",
   'src/cli/demo.commands.ts': 'creates a company, its user, keys and token in the transaction it then seeds through TenantData.forTenant',
 };
 

@@ -26,7 +26,7 @@ export class ApiModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
-        PlatformModule.forRoot(RESOURCE_DTOS),
+        PlatformModule.forRoot(RESOURCE_DTOS, { checkSealedSecrets: true }),
         RateLimitModule,
         OpenApiModule,
         HealthModule,

@@ -1,7 +1,7 @@
 import type { INestApplicationContext, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AppConfig } from '../platform/config/app-config.js';
-import { PinoNestLogger } from '../platform/logging/logger.js';
+import { createLogger, PinoNestLogger } from '../platform/logging/logger.js';
 import { loadWorkerModules } from './features.js';
 import { WorkerModule } from './worker.module.js';
 
@@ -10,11 +10,12 @@ import { WorkerModule } from './worker.module.js';
  * pulling jobs. `close()` lets running jobs finish and disconnects from Redis.
  */
 export async function createWorkerContext(config: AppConfig, extraModules: Type[] = []): Promise<INestApplicationContext> {
+  // JSON logs through pino, like the API role, from the first line: the context starts as it is
+  // made, and a start refused (SealedSecretsCheck) would flush buffered lines as Nest's plain text.
   const context = await NestFactory.createApplicationContext(WorkerModule.register(config, await loadWorkerModules(), extraModules), {
-    bufferLogs: true,
+    logger: new PinoNestLogger(createLogger(config)),
     abortOnError: false,
   });
-  // JSON logs through pino, like the API role.
   context.useLogger(context.get(PinoNestLogger));
   return context;
 }

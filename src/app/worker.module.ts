@@ -18,7 +18,8 @@ export class WorkerModule {
       imports: [
         ConfigModule.forRoot(config),
         LoggingModule.forRoot(config),
-        PlatformModule.forRoot(RESOURCE_DTOS),
+        // A process that also runs the API has checked them already.
+        PlatformModule.forRoot(RESOURCE_DTOS, { checkSealedSecrets: !config.hasRole('api') }),
         ...workerModules,
         ...extraModules,
         JobWorkerModule,

@@ -6,6 +6,7 @@ import { ApiKeyHooks } from './auth/api-key-hooks.js';
 import { ApiKeysService } from './auth/api-keys.service.js';
 import { AppConfig } from './config/app-config.js';
 import { CryptoModule } from './crypto/crypto.module.js';
+import { SealedSecretsCheck } from './crypto/sealed-secrets-check.js';
 import { dataSourceOptions } from './database/database.js';
 import { EVENT_DATA_MODELS, EventDataCheck } from './events/event-data-check.js';
 import { EventPublisher } from './events/event-publisher.service.js';
@@ -46,8 +47,16 @@ import { User } from './tenancy/user.entity.js';
   exports: [AccessService, ApiKeysService, ApiKeyHooks, TenantsService, TenantData, Paginator, EventDataCheck, EventPublisher, QueueModule, CryptoModule, MetricsModule, IdempotencyModule],
 })
 export class PlatformModule {
-  /** `eventDataModels`: the response DTOs event data may follow (the registry's item DTOs), for the publisher's schema check. */
-  static forRoot(eventDataModels: readonly Type[]): DynamicModule {
-    return { module: PlatformModule, providers: [{ provide: EVENT_DATA_MODELS, useValue: eventDataModels }], exports: [EVENT_DATA_MODELS] };
+  /**
+   * `eventDataModels`: the response DTOs event data may follow (the registry's item DTOs), for the
+   * publisher's schema check. `checkSealedSecrets`: the role opens stored secrets, so its start
+   * is refused when SECRETS_KEY opens none of them (SealedSecretsCheck); once per process.
+   */
+  static forRoot(eventDataModels: readonly Type[], { checkSealedSecrets = false } = {}): DynamicModule {
+    return {
+      module: PlatformModule,
+      providers: [{ provide: EVENT_DATA_MODELS, useValue: eventDataModels }, ...(checkSealedSecrets ? [SealedSecretsCheck] : [])],
+      exports: [EVENT_DATA_MODELS],
+    };
   }
 }

@@ -5,7 +5,6 @@ import { WebhookEndpoint } from './webhook-endpoint.entity.js';
 import { WebhookEndpointsController } from './webhook-endpoints.controller.js';
 import { WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { WebhookKeyRevocation } from './webhook-key-revocation.js';
-import { WebhookSecretsReseal } from './secrets/webhook-secrets-reseal.js';
 import { WebhookSafetyModule } from './webhook-safety.module.js';
 
 /**
@@ -16,7 +15,7 @@ import { WebhookSafetyModule } from './webhook-safety.module.js';
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookEndpoint]), WebhookSafetyModule, DeliveryGateModule],
   controllers: [WebhookEndpointsController],
-  providers: [WebhookEndpointsService, WebhookKeyRevocation, WebhookSecretsReseal],
+  providers: [WebhookEndpointsService, WebhookKeyRevocation],
   exports: [WebhookEndpointsService, WebhookSafetyModule, DeliveryGateModule],
 })
 export class WebhooksModule {}

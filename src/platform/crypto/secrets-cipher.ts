@@ -76,6 +76,16 @@ export class SecretsCipher implements OnModuleInit {
     return this.opened(sealed).plaintext;
   }
 
+  /** Whether a key of this process opens it. */
+  opens(sealed: Buffer): boolean {
+    try {
+      this.opened(sealed);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   /** `sealed` under SECRETS_KEY: null when it already is; throws when no key opens it. */
   resealed(sealed: Buffer): Buffer | null {
     const { plaintext, underCurrent } = this.opened(sealed);

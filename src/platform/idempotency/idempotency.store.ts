@@ -101,9 +101,20 @@ export class IdempotencyStore implements OnModuleInit {
     @Inject(SealedSecrets) private readonly sealed: SealedSecrets,
   ) {}
 
-  /** Its sealed answers (those that carry a secret) are re-sealed with every other sealed value. */
+  /** Its sealed answers (those that carry a secret) are re-sealed, and checked at start, with every other sealed value. */
   onModuleInit(): void {
-    this.sealed.register('idempotency_keys', (reseal) => this.resealAnswers(reseal));
+    this.sealed.register('idempotency_keys', {
+      reseal: (reseal) => this.resealAnswers(reseal),
+      newest: (limit) => this.newestSealedAnswers(limit),
+    });
+  }
+
+  private async newestSealedAnswers(limit: number): Promise<Buffer[]> {
+    const rows: { response_body_ciphertext: Buffer }[] = await this.dataSource.query(
+      `SELECT response_body_ciphertext FROM idempotency_keys WHERE response_body_ciphertext IS NOT NULL ORDER BY updated_at DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.response_body_ciphertext);
   }
 
   private resealAnswers(reseal: (sealed: Buffer) => Buffer | null): Promise<number> {

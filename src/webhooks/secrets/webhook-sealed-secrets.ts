@@ -1,4 +1,6 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { SealedSecrets } from '../../platform/crypto/sealed-secrets.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../../platform/tenancy/tenants.service.js';
@@ -10,19 +12,33 @@ interface SealedRow {
 }
 
 /**
- * Registers the endpoints' signing secrets (current and previous) with `secrets:reseal`, which
- * seals them again under SECRETS_KEY, company by company, each in one transaction.
+ * Registers the endpoints' signing secrets (current and previous) with the platform's
+ * SealedSecrets: `secrets:reseal` seals them again under SECRETS_KEY, company by company, each in
+ * one transaction; the check at start of the API and the worker tries the newest of them.
  */
 @Injectable()
-export class WebhookSecretsReseal implements OnModuleInit {
+export class WebhookSealedSecrets implements OnModuleInit {
   constructor(
     @Inject(SealedSecrets) private readonly sealed: SealedSecrets,
     @Inject(TenantsService) private readonly tenants: TenantsService,
     @Inject(TenantData) private readonly data: TenantData,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   onModuleInit(): void {
-    this.sealed.register('webhook_endpoints', (reseal) => this.reseal(reseal));
+    this.sealed.register('webhook_endpoints', {
+      reseal: (reseal) => this.reseal(reseal),
+      newest: (limit) => this.newest(limit),
+    });
+  }
+
+  /** The secrets set last, whatever the company: which key sealed them, not whose they are, is the question. */
+  private async newest(limit: number): Promise<Buffer[]> {
+    const rows: { secret_ciphertext: Buffer }[] = await this.dataSource.query(
+      `SELECT secret_ciphertext FROM webhook_endpoints ORDER BY updated_at DESC LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => row.secret_ciphertext);
   }
 
   private async reseal(reseal: (sealed: Buffer) => Buffer | null): Promise<number> {
