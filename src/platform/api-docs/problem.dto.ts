@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { LISTED_FAULTS } from '../validation/validated-body.js';
 
 export class ProblemFieldErrorDto {
   @ApiProperty({ example: 'lines[0].colour' })
@@ -34,7 +35,11 @@ export class ProblemDto {
   @ApiPropertyOptional({ description: 'The member at fault.', example: 'customer_id' })
   field?: string;
 
-  @ApiPropertyOptional({ type: [ProblemFieldErrorDto] })
+  @ApiPropertyOptional({
+    type: [ProblemFieldErrorDto],
+    maxItems: LISTED_FAULTS,
+    description: `The body's faults of this kind, at most ${LISTED_FAULTS}: the \`detail\` of a longer list ends \`; and N more\`.`,
+  })
   errors?: ProblemFieldErrorDto[];
 
   @ApiPropertyOptional({ description: 'With currency_not_enabled.', example: 'USD' })

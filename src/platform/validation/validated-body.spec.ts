@@ -1,6 +1,6 @@
 import { IsDefined, IsInt, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DomainException } from '../errors/domain.exception.js';
-import { Checks, MaxCodePoints, NestedList, ValidatedBody, validateBody } from './validated-body.js';
+import { Checks, LISTED_FAULTS, MaxCodePoints, NestedList, ValidatedBody, validateBody } from './validated-body.js';
 
 const RULES = {
   invalidBody: 'InvoiceInvalidBody',
@@ -60,6 +60,18 @@ describe('validateBody', () => {
     const rest = problem({ name: 5, items: [{ n: 1, colour: 'red' }], extra: 1, note: 'abc' });
     expect(rest.errorName).toBe('InvoiceValidationFailed');
     expect(rest.extras.errors!.map((error) => `${error.path}:${error.code}`)).toEqual(['extra:unknown_field', 'name:invalid_type', 'items[0].colour:unknown_field', 'note:too_long']);
+  });
+
+  it('lists the first LISTED_FAULTS faults and says how many more there were', () => {
+    const body = Object.fromEntries([['name', 'abc'], ...Array.from({ length: 90_000 }, (_, index) => [`k${index}`, 1])]);
+    const many = problem(body);
+    expect(many.errorName).toBe('InvoiceValidationFailed');
+    const errors = many.extras.errors as { path: string }[];
+    // Before: all 90,000, and the detail joined them all (10 MB answers to a 1 MB body).
+    expect(errors).toHaveLength(LISTED_FAULTS);
+    expect(errors.at(-1)).toMatchObject({ path: `k${LISTED_FAULTS - 1}`, code: 'unknown_field' });
+    expect(many.message).toMatch(new RegExp(`^k0 is not a known member; .*; k${LISTED_FAULTS - 1} is not a known member; and ${90_000 - LISTED_FAULTS} more$`));
+    expect(problem({ name: 'abc', extra: 1 }).message).toBe('extra is not a known member');
   });
 
   it('reports one fault per member, the first check that fails', () => {
