@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ApiKeysService } from '../../src/platform/auth/api-keys.service.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { EventPublisher } from '../../src/platform/events/event-publisher.service.js';
 import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
+import { TenantsService } from '../../src/platform/tenancy/tenants.service.js';
 import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
 import { WebhookSecretBox } from '../../src/webhooks/secrets/webhook-secret-box.js';
 import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
@@ -354,6 +356,27 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
       const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
       expect(delivery).toMatchObject({ status: 'failed', error_class: 'api_key_inactive' });
       expect(await db.getRepository(WebhookEndpoint).findOneByOrFail({ id: endpoint.id })).toMatchObject({ status: 'paused', disabledReason: 'api_key_revoked' });
+    });
+
+    it('a key revoked as key:revoke does it, pausing the endpoint first: failed with api_key_inactive, the cause, not endpoint_disabled', async () => {
+      const { endpoint } = await pendingAfterFirstFailure('/recheck/revoked-cli');
+      await api.app.get(ApiKeysService).changeState(session.keyId, 'revoked');
+      expect(await db.getRepository(WebhookEndpoint).findOneByOrFail({ id: endpoint.id })).toMatchObject({ status: 'paused', disabledReason: 'api_key_revoked' });
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'failed', error_class: 'api_key_inactive', attempt: 1 });
+      expect(requestsTo('/recheck/revoked-cli')).toHaveLength(1);
+    });
+
+    it("a deactivated company: its pending delivery fails with api_key_inactive, and its later events are queued for no endpoint", async () => {
+      const { endpoint } = await pendingAfterFirstFailure('/recheck/deactivated');
+      await api.app.get(TenantsService).deactivate(session.tenant.id);
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'failed', error_class: 'api_key_inactive', attempt: 1 });
+      const [eventId] = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      await waitFor(async () => (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [eventId])).length === 1);
+      // Before: the retry and the new event both went out to the company's receivers after its deactivation.
+      expect(await db.query(`SELECT id FROM webhook_deliveries WHERE event_id = $1`, [eventId])).toEqual([]);
+      expect(requestsTo('/recheck/deactivated')).toHaveLength(1);
     });
 
     it('an expired key: failed with api_key_inactive, and its retry pauses the endpoint with api_key_inactive (spec 3: the first event it can no longer receive)', async () => {

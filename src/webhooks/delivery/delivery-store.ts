@@ -50,8 +50,9 @@ export const DELIVERY_SQL = {
    )
    SELECT c.id, c.lease_token, c.tenant_id, c.endpoint_id, c.event_type, c.api_version, c.attempt, c.replayed_from, e.envelope,
           w.url, w.status AS endpoint_status, w.pii_enabled, w.secret_ciphertext, w.previous_secret_ciphertext,
-          w.previous_secret_expires_at, k.scopes, k.revoked_at, k.expires_at, k.deleted_at
+          w.previous_secret_expires_at, k.scopes, k.revoked_at, k.expires_at, k.deleted_at, t.active AS tenant_active
      FROM claimed c
+     JOIN tenants t ON t.id = c.tenant_id
      JOIN events e ON e.tenant_id = c.tenant_id AND e.id = c.event_id
      JOIN webhook_endpoints w ON w.tenant_id = c.tenant_id AND w.id = c.endpoint_id
      LEFT JOIN api_keys k ON k.tenant_id = w.tenant_id AND k.id = w.api_key_id`,
@@ -147,8 +148,9 @@ const ACTIVE_AT_EVENT = `(w.status_changed_at <= e.created_at OR coalesce((
 const candidatesAmong = (which: string) => `
   SELECT e.id AS event_id, e.created_at AS event_created_at, e.type AS event_type, e.tenant_id,
          w.id AS endpoint_id, 'active' AS endpoint_status, w.pii_enabled, w.pinned_version,
-         k.scopes, k.revoked_at, k.expires_at, k.deleted_at
+         k.scopes, k.revoked_at, k.expires_at, k.deleted_at, t.active AS tenant_active
     FROM events e
+    JOIN tenants t ON t.id = e.tenant_id
     JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND ${which} AND w.created_at < e.created_at
                             AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
     LEFT JOIN api_keys k ON k.id = w.api_key_id AND k.tenant_id = w.tenant_id

@@ -20,6 +20,12 @@ describe('deliveryRefusal', () => {
   it('refuses paused and disabled endpoints', () => {
     expect(refusal({ ...endpoint, status: 'paused' }, key, 'fin.invoice.created')).toBe('endpoint_disabled');
     expect(refusal({ ...endpoint, status: 'disabled' }, key, 'fin.invoice.created')).toBe('endpoint_disabled');
+    expect(refusal({ ...endpoint, status: 'paused' }, { ...key, scopes: [] }, 'fin.invoice.created')).toBe('endpoint_disabled');
+  });
+
+  it('refuses for the key, not the pause its revocation caused, when both hold', () => {
+    // Before: endpoint_disabled, so a revoked key's deliveries never showed api_key_inactive (spec 3).
+    expect(refusal({ ...endpoint, status: 'paused' }, { ...key, revokedAt: before }, 'fin.invoice.created')).toBe('api_key_inactive');
   });
 
   it('refuses a key that is gone, revoked, expired or deleted at the moment, not one that expires later', () => {
@@ -48,10 +54,11 @@ describe('deliveryRefusal', () => {
 });
 
 describe('entitlementKeyOf', () => {
-  it('reads a left-joined key: none when the row has no key, else its scopes and moments', () => {
-    expect(entitlementKeyOf({ scopes: null, revoked_at: null, expires_at: null, deleted_at: null })).toBeNull();
+  it('reads a left-joined key: none when the row has no key or its company was deactivated, else its scopes and moments', () => {
+    expect(entitlementKeyOf({ scopes: null, revoked_at: null, expires_at: null, deleted_at: null, tenant_active: true })).toBeNull();
     const revokedAt = new Date('2026-05-01T00:00:00Z');
-    expect(entitlementKeyOf({ scopes: ['int:fin.invoices:read'], revoked_at: revokedAt, expires_at: null, deleted_at: null })).toEqual({
+    expect(entitlementKeyOf({ scopes: ['int:fin.invoices:read'], revoked_at: null, expires_at: null, deleted_at: null, tenant_active: false })).toBeNull();
+    expect(entitlementKeyOf({ scopes: ['int:fin.invoices:read'], revoked_at: revokedAt, expires_at: null, deleted_at: null, tenant_active: true })).toEqual({
       scopes: ['int:fin.invoices:read'],
       revokedAt,
       expiresAt: null,

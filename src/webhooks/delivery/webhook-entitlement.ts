@@ -23,23 +23,32 @@ export function deliveryRefusal(
   eventType: string,
   at: Date,
 ): DeliveryRefusal | null {
-  if (endpoint.status !== 'active') return 'endpoint_disabled';
-  if (!isEventType(eventType)) return 'api_key_scope_insufficient';
   const subscriber: EventSubscriber = { scopes: key?.scopes ?? [], keyState: keyStateAt(key, at), personalDataGranted: endpoint.piiEnabled };
-  return access.eventRefusal(subscriber, EventCatalog[eventType]);
+  const refusal = isEventType(eventType) ? access.eventRefusal(subscriber, EventCatalog[eventType]) : 'api_key_scope_insufficient';
+  // Revoking a key pauses its endpoint at once (spec 3): the deliveries it leaves pending fail
+  // for the key, their cause (`api_key_inactive`), not for the pause the key caused.
+  if (refusal === 'api_key_inactive') return refusal;
+  if (endpoint.status !== 'active') return 'endpoint_disabled';
+  return refusal;
 }
 
-/** The owning key's columns as a statement left-joins them: all null when the key is gone. */
+/** The owning key's columns as a statement left-joins them (all null when the key is gone), and its company's state. */
 export interface KeyColumns {
   scopes: string[] | null;
   revoked_at: Date | null;
   expires_at: Date | null;
   deleted_at: Date | null;
+  tenant_active: boolean;
 }
 
-/** The owning key of a left-joined row, or null when it no longer exists (`api_keys.scopes` is never null). */
+/**
+ * The owning key of a left-joined row, or null when it no longer exists (`api_keys.scopes` is
+ * never null) or its company was deactivated: a company's keys all go with it (spec 5.7), and
+ * so do its events, never pushed to its receivers after it.
+ */
 export function entitlementKeyOf(row: KeyColumns): EntitlementKey | null {
-  return row.scopes === null ? null : { scopes: row.scopes, revokedAt: row.revoked_at, expiresAt: row.expires_at, deletedAt: row.deleted_at };
+  if (row.scopes === null || !row.tenant_active) return null;
+  return { scopes: row.scopes, revokedAt: row.revoked_at, expiresAt: row.expires_at, deletedAt: row.deleted_at };
 }
 
 /** The owning key's state at a moment; a key that no longer exists counts as deleted. */
