@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { DataSource } from 'typeorm';
 import request from 'supertest';
 import { ApiKeysService } from '../src/platform/auth/api-keys.service.js';
 import { AUTH_ACKS_CHANNEL, AUTH_CHANGES_CHANNEL, AUTH_LISTENER_APPLICATION } from '../src/platform/auth-changes/auth-changes.js';
@@ -93,5 +94,17 @@ describe('revocation and deactivation reach every running API process (e2e)', ()
     expect(leaving.reactedAt.length).toBe(1);
     // Well inside the 5 s a silent process is waited for: its connection was seen to end.
     expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
+  it('keeps the first moment a key was revoked, deleted or expired when the command runs again', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
+    const keys = api.app.get(ApiKeysService);
+    const moments = async () =>
+      (await api.app.get(DataSource).query(`SELECT revoked_at, expires_at, deleted_at FROM api_keys WHERE id = $1`, [session.keyId]))[0] as Record<string, Date | null>;
+    for (const change of ['revoked', 'expired', 'deleted'] as const) await keys.changeState(session.keyId, change);
+    const first = await moments();
+    for (const change of ['revoked', 'expired', 'deleted'] as const) expect(await keys.changeState(session.keyId, change)).toEqual({ id: session.keyId, state: 'deleted' });
+    // Before: each command set its moment to now again, losing when the key really stopped.
+    expect(await moments()).toEqual(first);
   });
 });

@@ -57,13 +57,19 @@ export class ApiKeysService {
    * confirmed that it dropped the key from its cache.
    */
   async changeState(id: string, change: Exclude<ApiKeyState, 'active'>): Promise<{ id: string; state: ApiKeyState }> {
-    const column = { revoked: 'revokedAt', expired: 'expiresAt', deleted: 'deletedAt' } as const;
+    // A moment already past is kept: it is audit data, and deliveries judge a key at an event's time.
+    const moment = {
+      revoked: ['revokedAt', 'coalesce(revoked_at, clock_timestamp())'],
+      expired: ['expiresAt', 'least(expires_at, clock_timestamp())'],
+      deleted: ['deletedAt', 'coalesce(deleted_at, clock_timestamp())'],
+    } as const;
+    const [column, value] = moment[change];
     const key = await afterEveryProcessDropped(
       this.config.DATABASE_URL,
       () =>
         this.dataSource.transaction(async (manager) => {
           const repository = manager.getRepository(ApiKey);
-          const result = await repository.update({ id }, { [column[change]]: () => 'clock_timestamp()' });
+          const result = await repository.update({ id }, { [column]: () => value });
           if (!result.affected) throw new DomainException('ApiKeyNotFound', `API key ${id} not found`);
           const changed = await repository.findOneByOrFail({ id });
           if (change === 'revoked') await this.hooks.runRevoked({ id, tenantId: changed.tenantId }, this.data.forTenant(changed.tenantId, manager));
