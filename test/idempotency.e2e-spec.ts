@@ -146,6 +146,22 @@ describe('Idempotency-Key (e2e)', () => {
     ]);
   });
 
+  it('treats one resource spelt differently (an upper-case or percent-encoded id) as the same request: replayed, not run again', async () => {
+    const key = randomUUID();
+    const id = randomUUID();
+    const patch = (path: string) => api.http.patch(path).set('Authorization', session.auth).set('Idempotency-Key', key).send({});
+    const first = await patch(`/v1/test_idempotency/items/${id}`);
+    expect(first.status).toBe(200);
+    const encoded = `%${id.charCodeAt(0).toString(16)}${id.slice(1)}`;
+    for (const spelling of [id.toUpperCase(), encoded, `${id}/`]) {
+      const repeat = await patch(`/v1/test_idempotency/items/${spelling}`);
+      // Before: an upper-case or encoded id ran the request again, under a second stored key.
+      expect([repeat.status, repeat.headers['idempotency-replayed']]).toEqual([200, 'true']);
+    }
+    expect(await executions()).toBe(1);
+    expect((await rows()).map((row) => `${row.method} ${row.path}`)).toEqual([`PATCH /v1/test_idempotency/items/${id}`]);
+  });
+
   it('keeps stored answers apart per API key and per company', async () => {
     const key = randomUUID();
     const first = await post('/v1/test_events', key, { same: true });

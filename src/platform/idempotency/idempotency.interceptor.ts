@@ -12,6 +12,7 @@ import { Metrics } from '../metrics/metrics.service.js';
 import { requestBodyHash } from './canonical-json.js';
 import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
+import { isUuid } from '../validation/uuid.pipe.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_REPLAYED_HEADER = 'Idempotency-Replayed';
@@ -73,7 +74,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         apiKeyId: request.auth.apiKeyId,
         key,
         method: request.method,
-        path: request.path.replace(/(.)\/+$/, '$1'),
+        path: canonicalPath(request),
       },
       requestBodyHash(request.body),
     );
@@ -159,4 +160,19 @@ function answerHeaders(response: Response, value: unknown): Record<string, strin
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+/**
+ * The resource a request names, whatever the spelling: its route with each path id as the
+ * route reads it (percent-decoded, a UUID in lower case). `/v1/invoices/%39…` and an upper-case
+ * id name the same invoice, so a retry spelling it differently is the same request (spec 8),
+ * not a second run that overwrote another client's change and sent a second event.
+ */
+export function canonicalPath(request: Pick<ApiRequest, 'route' | 'params' | 'path'>): string {
+  const route = (request.route as { path?: unknown } | undefined)?.path;
+  if (typeof route !== 'string') return request.path.replace(/(.)\/+$/, '$1');
+  return route.replace(/:(\w+)/g, (_, name: string) => {
+    const value = String(request.params[name]);
+    return isUuid(value) ? value.toLowerCase() : value;
+  });
 }
