@@ -137,6 +137,13 @@ describe('hostile input (e2e)', () => {
       const res = await api.http.get(`/v1/invoices?${query}`).set('Authorization', session.auth);
       expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field });
     });
+
+    it('reads every parameter, however many: a bad limit after 1,000 others is still refused', async () => {
+      const junk = Array.from({ length: 1000 }, (_, index) => `a${index}=1`).join('&');
+      const res = await api.http.get(`/v1/invoices?${junk}&limit=abc`).set('Authorization', session.auth);
+      // Before: the 1,001st parameter was dropped (querystring's maxKeys), and the page answered 200.
+      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field: 'limit' });
+    });
   });
 
   describe('CONNECT', () => {

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Express } from 'express';
 import { createServer, type ServerOptions } from 'node:http';
+import { parse as parseQuery } from 'node:querystring';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { answerClientErrors, configureHttpPipeline, httpServerOptions } from '../platform/http/http-pipeline.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
@@ -42,7 +43,9 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   app.disable('x-powered-by');
   // Only the specification download carries an ETag, computed by its controller over the exact bytes.
   app.set('etag', false);
-  app.set('query parser', 'simple');
+  // querystring, as express's 'simple' parser, but reading every parameter: past its default
+  // 1,000 it dropped the rest, an invalid `limit` or `since` among them, unseen.
+  app.set('query parser', (text: string) => parseQuery(text, undefined, undefined, { maxKeys: 0 }));
   // The client address (failed-authentication limit) behind the proxies TRUST_PROXY names.
   app.set('trust proxy', config.trustProxy);
   configureHttpPipeline(app, config);
