@@ -106,6 +106,15 @@ describe('hostile input (e2e)', () => {
       );
     });
 
+    it('judges a JSON body only on a route that reads it: an unknown path or method stays a 404 or 405, and a GET ignores it', async () => {
+      const json = (request: ReturnType<typeof post>, body: string) => request.set('Content-Type', 'application/json').send(body);
+      // Before: 422 malformed_json, 422 and 413, judged before routing.
+      expectProblem(await json(post('/v1/nowhere'), '{'), 404, 'errors.common.route_not_found');
+      expectProblem(await json(post('/v1/openapi.json'), '{'), 405, 'errors.common.method_not_allowed');
+      expectProblem(await json(api.http.put('/v1/invoices').set('Authorization', session.auth), `"${'x'.repeat(2_000_000)}"`), 405, 'errors.common.method_not_allowed');
+      expect((await api.http.get('/v1/invoices?limit=1').set('Authorization', session.auth).set('Content-Type', 'application/json').send('{')).status).toBe(200);
+    });
+
     it('still voids with no body at all, and keeps 404 for unknown paths', async () => {
       const id = await issuedInvoice();
       expect((await post(`/v1/invoices/${id}/void`)).status).toBe(200);

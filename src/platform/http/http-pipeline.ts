@@ -116,9 +116,15 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     next();
   });
   const expressApp = app.getHttpAdapter().getInstance() as Application;
+  // A body is judged only on a route that reads it: an unknown path or method stays a 404 or
+  // 405, whatever its body (a malformed or oversized JSON body was a 422 or 413 there).
+  const routed = new WeakSet<Request>();
   app.use((request: Request, _response: Response, next: NextFunction) => {
-    // Only for a route that exists: an unknown path or method stays a 404 or 405.
-    if (BODY_METHODS.has(request.method) && hasBody(request.headers) && !request.is(JSON_TYPES) && allowedMethods(expressApp, request.path).includes(request.method)) {
+    if (BODY_METHODS.has(request.method) && hasBody(request.headers) && allowedMethods(expressApp, request.path).includes(request.method)) routed.add(request);
+    next();
+  });
+  app.use((request: Request, _response: Response, next: NextFunction) => {
+    if (routed.has(request) && !request.is(JSON_TYPES)) {
       const given = request.headers['content-type']?.split(';')[0].trim();
       throw new DomainException(
         'UnsupportedMediaType',
@@ -132,20 +138,19 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
   // verify sees the raw bytes: a body declared UTF-8 (or with no charset) must be UTF-8. A body
   // of no bytes is no body, whatever its Content-Type: body-parser would make it `{}`.
   const emptyBodies = new WeakSet<object>();
-  app.use(
-    express.json({
-      limit: BODY_LIMIT,
-      strict: false,
-      type: JSON_TYPES,
-      verify: (request, _response, body, encoding) => {
-        if (body.length === 0) emptyBodies.add(request);
-        return encoding === 'utf-8' && checkUtf8(body);
-      },
-    }),
-  );
+  const json = express.json({
+    limit: BODY_LIMIT,
+    strict: false,
+    type: JSON_TYPES,
+    verify: (request, _response, body, encoding) => {
+      if (body.length === 0) emptyBodies.add(request);
+      return encoding === 'utf-8' && checkUtf8(body);
+    },
+  });
+  app.use((request: Request, response: Response, next: NextFunction) => (routed.has(request) ? json(request, response, next) : next()));
   app.use((request: Request, _response: Response, next: NextFunction) => {
     if (emptyBodies.has(request)) request.body = undefined;
-    checkBody(request.body);
+    if (routed.has(request)) checkBody(request.body);
     next();
   });
   app.use((error: unknown, _request: Request, response: Response, next: NextFunction) => {
