@@ -155,21 +155,42 @@ describe('hostile input (e2e)', () => {
     });
   });
 
-  describe('CONNECT', () => {
-    it('answers 405 method_not_allowed as a problem', async () => {
+  describe('requests the HTTP server answers before any route', () => {
+    /** The raw answer to `request`, as `[head, body]`, and the status line's code. */
+    const raw = async (request: string): Promise<{ status: number; head: string; body: Record<string, unknown> }> => {
       const { port } = api.app.getHttpServer().address() as AddressInfo;
       const text = await new Promise<string>((resolve, reject) => {
-        const socket = connect(port, '127.0.0.1', () => socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'));
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
         let received = '';
         socket.on('data', (chunk) => (received += chunk.toString('utf8')));
         socket.on('error', reject);
         socket.on('close', () => resolve(received));
       });
       const [head, body] = text.split('\r\n\r\n');
-      expect(head).toMatch(/^HTTP\/1\.1 405 /);
-      expect(head).toMatch(/\r\nContent-Type: application\/problem\+json/);
-      expect(head).toMatch(/\r\nx-trace-id: [0-9a-f]{32}/);
-      expect(JSON.parse(body)).toMatchObject({ status: 405, detail_key: 'errors.common.method_not_allowed' });
+      expect(head).toMatch(/\r\nContent-Type: application\/problem\+json/i);
+      expect(head).toMatch(/\r\nx-trace-id: [0-9a-f]{32}/i);
+      return { status: Number(head.split(' ')[1]), head, body: JSON.parse(body) as Record<string, unknown> };
+    };
+
+    it('answers CONNECT 405 method_not_allowed as a problem', async () => {
+      const answer = await raw('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+      expect([answer.status, answer.body]).toEqual([405, expect.objectContaining({ status: 405, detail_key: 'errors.common.method_not_allowed' })]);
+    });
+
+    // Before: Node's own bare 417 and 400, with no body and no trace id.
+    it('answers an Expect other than 100-continue 417 expectation_failed as a problem, running nothing', async () => {
+      const before = await invoices();
+      const body = JSON.stringify(fin.invoiceBody());
+      const answer = await raw(
+        `POST /v1/invoices HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${session.auth}\r\nContent-Type: application/json\r\nExpect: foo\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+      expect([answer.status, answer.body]).toEqual([417, expect.objectContaining({ status: 417, detail_key: 'errors.common.expectation_failed', field: 'Expect' })]);
+      expect(await invoices()).toBe(before);
+    });
+
+    it('answers an HTTP/1.1 request without Host 400 malformed_request as a problem', async () => {
+      const answer = await raw(`GET /v1/invoices HTTP/1.1\r\nAuthorization: ${session.auth}\r\n\r\n`);
+      expect([answer.status, answer.body]).toEqual([400, expect.objectContaining({ status: 400, detail_key: 'errors.common.malformed_request' })]);
     });
   });
 

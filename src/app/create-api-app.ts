@@ -5,7 +5,7 @@ import express, { type Express } from 'express';
 import { createServer, type ServerOptions } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { AppConfig } from '../platform/config/app-config.js';
-import { answerClientErrors, configureHttpPipeline, httpServerOptions } from '../platform/http/http-pipeline.js';
+import { answerClientErrors, configureHttpPipeline, httpServerOptions, requiringHost } from '../platform/http/http-pipeline.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
 import { ApiModule } from './api.module.js';
@@ -20,12 +20,13 @@ class ApiExpressAdapter extends ExpressAdapter {
   constructor(
     instance: Express,
     private readonly serverOptions: ServerOptions,
+    private readonly config: AppConfig,
   ) {
     super(instance);
   }
 
   override initHttpServer(): void {
-    this.httpServer = createServer(this.serverOptions, this.getInstance());
+    this.httpServer = createServer(this.serverOptions, requiringHost(this.getInstance(), this.config));
   }
 }
 
@@ -34,7 +35,7 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   // /V1/INVOICES is not /v1/invoices: one spelling per route, so idempotency keys and logs name
   // one path. Set before Nest touches the instance: express fixes it when it creates its router.
   const instance = express().set('case sensitive routing', true);
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config, extraModules), new ApiExpressAdapter(instance, httpServerOptions(config)), {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config, extraModules), new ApiExpressAdapter(instance, httpServerOptions(config), config), {
     bodyParser: false,
     bufferLogs: true,
   });

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import express, { type Application, type NextFunction, type Request, type Response } from 'express';
-import { type IncomingMessage, type Server, type ServerOptions, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiRequest } from '../auth/auth-context.js';
 import type { ErrorName } from '../catalog/errors.js';
@@ -26,7 +26,25 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * `connectionsCheckingInterval` (30 s by default), so a request is cut at most a second late.
  */
 export function httpServerOptions(config: AppConfig): ServerOptions {
-  return { requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS, headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 };
+  return {
+    requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: 1000,
+    // Node would answer a missing Host with a bare 400; requiringHost answers it as a problem.
+    requireHostHeader: false,
+  };
+}
+
+/** `handler` behind the Host check of HTTP/1.1 (RFC 9112 3.2), answered as a problem like every error. */
+export function requiringHost(handler: RequestListener, config: AppConfig): RequestListener {
+  return (request, response) => {
+    if (request.headers.host === undefined && request.httpVersion === '1.1') {
+      const exception = new DomainException('MalformedRequest', 'An HTTP/1.1 request must carry a Host header.');
+      writeProblem(response, exception, config, traceIdFrom(request.headers.traceparent));
+      return;
+    }
+    handler(request, response);
+  };
 }
 
 /** What Node's HTTP server reports on a connection, as the problem answered on its socket. */
@@ -53,6 +71,12 @@ export function answerClientErrors(server: Server, config: AppConfig): void {
     markAnsweredOnSocket(socket, exception.definition.status);
     endWithProblem(socket, exception, config);
   });
+  // Node answers any Expect but 100-continue with a bare 417 unless this event has a listener.
+  server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const expectation = String(request.headers.expect).slice(0, 100);
+    const exception = new DomainException('ExpectationFailed', `Expect: ${expectation} is not supported; only 100-continue is.`, { field: 'Expect' });
+    writeProblem(response, exception, config, traceIdFrom(request.headers.traceparent));
+  });
   // Node hands CONNECT to this event instead of the request handler; without a listener the
   // socket is closed unanswered. This server is no proxy: the target names no resource here.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
@@ -70,6 +94,20 @@ function endWithProblem(socket: Duplex, exception: DomainException, config: AppC
       `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}` +
       `${TRACE_HEADER}: ${traceId}\r\nConnection: close\r\n\r\n${text}`,
   );
+}
+
+/** A problem answered by the HTTP server itself, before any framework sees the request. */
+function writeProblem(response: ServerResponse, exception: DomainException, config: AppConfig, traceId: string): void {
+  const { body, headers } = toProblem(exception, config.errorsBaseUrl);
+  const text = JSON.stringify(body);
+  response.writeHead(body.status, {
+    ...headers,
+    'Content-Type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
+    'Content-Length': Buffer.byteLength(text),
+    [TRACE_HEADER]: traceId,
+    Connection: 'close',
+  });
+  response.end(text);
 }
 
 export function sendProblem(response: Response, problem: Problem): void {
