@@ -147,6 +147,12 @@ describe('hostile input (e2e)', () => {
       expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ field });
     });
 
+    it.each(['%FF', '%C0%AF', '%ED%A0%80'])('answers a path id that is not percent-encoded UTF-8 (%s) 422 invalid_input, invalid_format', async (id) => {
+      const res = await api.http.get(`/v1/invoices/${id}`).set('Authorization', session.auth);
+      // Before: the bare "Invalid input", with neither field nor code.
+      expect(expectProblem(res, 422, INVALID_INPUT)).toMatchObject({ detail: 'The path is not valid percent-encoded UTF-8.', field: 'path', code: 'invalid_format' });
+    });
+
     it('reads every parameter, however many: a bad limit after 1,000 others is still refused', async () => {
       const junk = Array.from({ length: 1000 }, (_, index) => `a${index}=1`).join('&');
       const res = await api.http.get(`/v1/invoices?${junk}&limit=abc`).set('Authorization', session.auth);

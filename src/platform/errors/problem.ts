@@ -71,6 +71,11 @@ export function toProblem(exception: unknown, errorsBaseUrl: string): Problem {
       [HttpStatus.UNPROCESSABLE_ENTITY]: Errors.InvalidInput,
       [HttpStatus.BAD_REQUEST]: Errors.InvalidInput,
     };
+    // The router's own 400 for a path it cannot percent-decode (`/v1/invoices/%FF`), which Nest
+    // hands on as a BadRequestException: a malformed id, as `zz` would be.
+    if (status === HttpStatus.BAD_REQUEST && exception.message.startsWith('Failed to decode param')) {
+      return { body: build(Errors.InvalidInput, errorsBaseUrl, 'The path is not valid percent-encoded UTF-8.', { field: 'path', code: 'invalid_format' }), headers: {} };
+    }
     const definition = byStatus[status];
     if (definition) {
       const detail = status === HttpStatus.NOT_FOUND ? 'No route matches this method and path.' : definition.title;
