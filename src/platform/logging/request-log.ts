@@ -41,11 +41,13 @@ export function markAnsweredOnSocket(socket: object, status: number): void {
 export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutcome) => void, route: (request: ApiRequest) => string | null = routePattern) {
   return (request: ApiRequest, response: ServerResponse, next: NextFunction): void => {
     const started = performance.now();
+    // Read now: a request destroyed while its body is read (one over the limit) has no socket by its close.
+    const socket = request.socket as AnsweredSocket;
     response.once('close', () =>
       record(request, {
         method: request.method,
         route: route(request),
-        status: (request.socket as AnsweredSocket)[ANSWERED_ON_SOCKET] ?? (response.writableFinished ? response.statusCode : 499),
+        status: socket[ANSWERED_ON_SOCKET] ?? (response.writableFinished ? response.statusCode : 499),
         durationMs: performance.now() - started,
       }),
     );
