@@ -43,5 +43,18 @@ describe('mcp role of dist/main.js (e2e)', () => {
     const scraped = await fetch(`${base}/metrics`);
     expect(scraped.status).toBe(200);
     expect(await scraped.text()).toMatch(/mcp_tool_calls_total\{tool="summarise_support",outcome="ok"\} 1/);
+
+    const oversized = `00-${'1'.repeat(32)}-b7ad6b7169203331-01`;
+    const big = JSON.stringify({ name: 'summarise_support', arguments: { pad: 'x'.repeat(2_000_000) } });
+    const refused = await fetch(`${base}/tools/call`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'X-OH-Tenant': tenant.slug, traceparent: oversized }, body: big }).catch(
+      () => undefined,
+    );
+    if (refused) expect(refused.status).toBe(413);
+    // Before: the request line of a request destroyed while its body was read threw, and the process exited.
+    expect(await waitFor(async () => main.lines().find((entry) => entry.trace_id === '1'.repeat(32) && entry.msg === 'request completed'), 10_000, 'its request line')).toMatchObject({
+      status: 413,
+    });
+    expect((await fetch(`${base}/handshake`)).status).toBe(200);
+    expect(main.child.exitCode).toBeNull();
   });
 });
