@@ -26,10 +26,6 @@ export const PROBLEM_TYPES = {
     title: 'Bad request',
     description: 'The HTTP request itself could not be read: malformed, too slow, headers too large, a body in an unsupported encoding, or an `Expect` the server cannot meet.',
   },
-  'precondition-failed': {
-    title: 'Precondition failed',
-    description: 'The write sent `If-Match` with entity tags. This API sends no `ETag`, so no tag can match and nothing was changed: send the write without `If-Match` (or with `If-Match: *`).',
-  },
   internal: {
     title: 'Server error',
     description: 'The service could not answer. A 503 is transient: repeat after `Retry-After`. A 500 never carries internal details: quote the `x-trace-id` header when reporting it.',
@@ -77,7 +73,6 @@ export const Errors = {
   HeadersTooLarge: def('errors.common.request_headers_too_large', 431, 'bad-request', 'Request headers too large'),
   MalformedRequest: def('errors.common.malformed_request', 400, 'bad-request', 'Malformed HTTP request'),
   ExpectationFailed: def('errors.common.expectation_failed', 417, 'bad-request', 'Expectation not supported'),
-  PreconditionFailed: def('errors.common.precondition_failed', 412, 'precondition-failed', 'Precondition failed'),
   RequestTimeout: def('errors.common.request_timeout', 408, 'bad-request', 'Request timeout'),
   Internal: def('errors.common.internal', 500, 'internal', 'Internal server error'),
   ServiceUnavailable: def('errors.common.service_unavailable', 503, 'internal', 'Service temporarily unavailable'),

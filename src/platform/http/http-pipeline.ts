@@ -162,13 +162,6 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     next();
   });
   app.use((request: Request, _response: Response, next: NextFunction) => {
-    // RFC 9110 13.1.1: a write with If-Match must not run unless a tag matches, and no answer
-    // here carries an ETag. Ignored, a client relying on it for optimistic locking would
-    // overwrite changes it never saw.
-    const ifMatch = request.headers['if-match'];
-    if (ifMatch !== undefined && ifMatch.trim() !== '*' && BODY_METHODS.has(request.method) && allowedMethods(expressApp, request.path).includes(request.method)) {
-      throw new DomainException('PreconditionFailed', 'If-Match names entity tags, but this API sends no ETag, so none can match; nothing was changed.', { field: 'If-Match' });
-    }
     if (routed.has(request) && !request.is(JSON_TYPES)) {
       const given = request.headers['content-type']?.split(';')[0].trim();
       throw new DomainException(

@@ -74,9 +74,6 @@ const METHOD_NOT_ALLOWED = {
   headers: { Allow: { description: 'The methods this path serves.', schema: { type: 'string' }, example: 'GET, HEAD' } },
 };
 const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
-  412: problemResponse(
-    `\`${Errors.PreconditionFailed.detailKey}\`: \`If-Match\` names entity tags; this API sends no \`ETag\`, so none can match and nothing runs (\`If-Match: *\` is accepted).`,
-  ),
   413: problemResponse(`The request body exceeds ${BODY_LIMIT.toUpperCase()}.`),
   415: problemResponse(
     `\`${Errors.UnsupportedMediaType.detailKey}\`: a body that is not \`application/json\` (the detail names the Content-Type sent), or a charset or content encoding that cannot be decoded.`,
@@ -85,7 +82,7 @@ const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
 };
 
 /** Statuses answered before authentication: they carry no rate-limit or idempotency headers. */
-const BEFORE_AUTH = new Set(['400', '401', '405', '408', '410', '412', '413', '415', '431']);
+const BEFORE_AUTH = new Set(['400', '401', '405', '408', '410', '413', '415', '431']);
 /** Statuses answered before the API version is resolved: they carry no OH-Version. */
 const BEFORE_VERSION = new Set(['400', '408', '410', '431']);
 
