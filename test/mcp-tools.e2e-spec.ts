@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
+import pg from 'pg';
 import { READ_RESOURCES } from '../src/app/features.js';
 import { startApi } from './support/api.js';
 import { runCli } from './support/cli.js';
@@ -204,6 +205,41 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const next: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 5, fields: ['lines'], cursor: result.structuredContent.next_cursor } });
       expect(next.isError).toBeFalsy();
       expect(next.structuredContent.data[0].id).not.toBe(invoiceId);
+    });
+  });
+
+  describe('a record whose text alone is larger than a result', () => {
+    let paymentId: string;
+
+    beforeAll(async () => {
+      const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await db.connect();
+      try {
+        const [payment] = (
+          await db.query(`UPDATE payments SET status = 'failed', failure_reason = $2 WHERE id = (SELECT id FROM payments WHERE tenant_id = $1 ORDER BY created_at DESC LIMIT 1) RETURNING id`, [
+            demo.tenant.id,
+            `HUGEREASON ${'😀'.repeat(250_000)}`,
+          ])
+        ).rows;
+        paymentId = payment.id;
+      } finally {
+        await db.end();
+      }
+    });
+
+    it.each([
+      ['get_record', { resource: 'payments', id: '' }, (content: any) => content],
+      ['list_records', { resource: 'payments', limit: 1 }, (content: any) => content.data[0]],
+      ['search_records', { query: 'HUGEREASON' }, (content: any) => content.data[0]],
+    ] as const)('%s cuts the text to fit the result, whole characters, with a hint', async (name, args, item) => {
+      const result: any = await client.callTool({ name, arguments: { ...args, ...('id' in args ? { id: paymentId } : {}) } });
+      expect(result.isError).toBeFalsy();
+      // Before: 1 MB of reason in each copy of the result.
+      expect(Buffer.byteLength(text(result))).toBeLessThanOrEqual(10_000);
+      const payment = item(result.structuredContent);
+      expect(payment.id).toBe(paymentId);
+      expect(payment.failure_reason).toMatch(/^HUGEREASON (😀)+…$/u);
+      expect(result.structuredContent.hint).toMatch(/failure_reason holds its first \d+ of 250011 characters/);
     });
   });
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { countWithinBudget, fitItem, leanItem, withoutNulls } from './lean.js';
 
 describe('withoutNulls', () => {
@@ -51,5 +52,31 @@ describe('fitItem', () => {
   it('keeps no nested record when the rest of the item leaves no room', () => {
     const { item } = fitItem(invoice, 100);
     expect(item).toMatchObject({ lines: [], line_count: 100 });
+  });
+
+  it('cuts the longest texts, ending them with …, until the item fits', () => {
+    const payment = { id: 'p', status: 'failed', failure_reason: 'r'.repeat(1_000_000), note: 'short' };
+    const { item, cut } = fitItem(payment, 9_000);
+    // Before: the 1 MB reason was answered whole.
+    expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThanOrEqual(9_000);
+    expect(item).toMatchObject({ id: 'p', status: 'failed', note: 'short', failure_reason: expect.stringMatching(/^r{8000,}…$/) });
+    expect(cut).toEqual([`failure_reason holds its first ${(item.failure_reason as string).length - 1} of 1000000 characters`]);
+  });
+
+  it('fits any texts within the budget, cut at whole characters, escapes and emoji included', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ unit: 'grapheme-ascii', maxLength: 3 }), fc.string({ unit: 'binary', minLength: 300, maxLength: 3_000, size: 'max' }), { maxKeys: 6 }), (texts) => {
+        const { item } = fitItem({ id: 'x', ...texts }, 2_000);
+        expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThanOrEqual(2_000);
+        for (const [name, value] of Object.entries(item)) {
+          if (name === 'id' || value === texts[name]) continue;
+          const kept = (value as string).slice(0, -1);
+          expect(texts[name].startsWith(kept)).toBe(true);
+          // Never between the two halves of a character outside the BMP.
+          expect(/[\ud800-\udbff]$/.test(kept) && /^[\udc00-\udfff]/.test(texts[name].slice(kept.length))).toBe(false);
+        }
+      }),
+      { numRuns: 100, endOnFailure: true },
+    );
   });
 });

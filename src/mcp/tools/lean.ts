@@ -37,12 +37,19 @@ const isRecordList = (value: unknown): value is unknown[] => Array.isArray(value
 export const countName = (name: string) => `${name.replace(/s$/, '')}_count`;
 
 /**
- * An item within `budget` bytes of JSON. Its scalar members are bounded by the resource's
- * schema, its arrays of records are not (an invoice holds up to 500 lines of 1,000 characters,
- * over 1 MB), so those keep the leading records that fit, with their full count beside them
- * (`line_count`). `cut` names each array cut short, for the result's hint.
+ * An item within `budget` bytes of JSON. Its arrays of records keep the leading records that
+ * fit, with their full count beside them (`line_count`): an invoice holds up to 500 lines of
+ * 1,000 characters, over 1 MB. Then, if it is still over, its longest texts are cut, each ending
+ * `…`: most have no length limit (a payment's `failure_reason` of 1 MB made a 2 MB result), and
+ * a work order's 5,000 characters of emoji are 20 kB. `cut` names each member cut short, for the
+ * result's hint.
  */
 export function fitItem(item: Record<string, unknown>, budget: number): { item: Record<string, unknown>; cut: string[] } {
+  const listed = fitLists(item, budget);
+  return jsonBytes(listed.item) <= budget ? listed : fitTexts(listed.item, budget, listed.cut);
+}
+
+function fitLists(item: Record<string, unknown>, budget: number): { item: Record<string, unknown>; cut: string[] } {
   if (jsonBytes(item) <= budget) return { item, cut: [] };
   const lists = Object.keys(item).filter((name) => isRecordList(item[name]));
   const rest = Object.fromEntries(Object.entries(item).filter(([name]) => !lists.includes(name)));
@@ -65,6 +72,37 @@ export function fitItem(item: Record<string, unknown>, budget: number): { item: 
     }
   }
   return { item: fitted, cut };
+}
+
+/** Room kept beside a cut text for the JSON around it, so that the item ends within the budget. */
+const TEXT_CUT_MARGIN = 16;
+
+/** `item` with its longest string members cut, longest first, until it fits `budget` bytes. */
+function fitTexts(item: Record<string, unknown>, budget: number, cut: string[]): { item: Record<string, unknown>; cut: string[] } {
+  const fitted = { ...item };
+  const sizes = new Map(Object.keys(fitted).filter((name) => typeof fitted[name] === 'string').map((name) => [name, jsonBytes(fitted[name])]));
+  const texts = [...sizes.keys()].sort((a, b) => sizes.get(b)! - sizes.get(a)!);
+  for (const name of texts) {
+    const over = jsonBytes(fitted) - budget;
+    if (over <= 0) break;
+    const text = fitted[name] as string;
+    const kept = leadingWithin(text, sizes.get(name)! - over - TEXT_CUT_MARGIN);
+    fitted[name] = `${kept}…`;
+    cut.push(`${name} holds its first ${[...kept].length} of ${[...text].length} characters`);
+  }
+  return { item: fitted, cut };
+}
+
+/** The longest leading part of `text`, whole code points, within `bytes` bytes as a JSON string. */
+function leadingWithin(text: string, bytes: number): string {
+  let used = 2;
+  let end = 0;
+  for (const character of text) {
+    used += jsonBytes(character) - 2;
+    if (used > bytes) break;
+    end += character.length;
+  }
+  return text.slice(0, end);
 }
 
 /**

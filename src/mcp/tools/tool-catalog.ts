@@ -16,13 +16,17 @@ const DEFAULT_TOOL_LIMIT = 10;
 const MAX_TOOL_LIMIT = 50;
 /**
  * JSON bytes of items one call answers at most (about 2,200 tokens); a page that would exceed it
- * is cut short, and a record that alone would exceed it has its nested records cut (fitItem).
+ * is cut short, and a record that alone would exceed it has its nested records and longest texts cut (fitItem).
  * With the page's cursor and hint, a result stays within 10,000 bytes.
  */
 const RESULT_BUDGET_BYTES = 9_000;
+/** What one record may take of it: room is left for the `resource` member a merged result adds, so it is never cut twice. */
+const ITEM_BUDGET_BYTES = RESULT_BUDGET_BYTES - 64;
 
 const PAGING_HINT = 'More results: call this tool again with the same arguments and cursor set to next_cursor.';
 const cutHint = (cut: readonly string[]) => `Cut to fit the result size: ${cut.join('; ')}.`;
+/** The cutHint sentence of a page's hint, if it has one. */
+const cutSentence = (hint: unknown) => (typeof hint === 'string' ? /Cut to fit the result size: [^.]*\./.exec(hint)?.[0] : undefined);
 /** `recent_*` without `since` looks back this far. */
 const DEFAULT_RECENT_DAYS = 7;
 /** Kinds of record a merged search or recent-changes call reads at once (each on a connection of the pool). */
@@ -309,7 +313,7 @@ export class ToolCatalog {
     const wanted = this.fieldsOf(resource, args);
     const item = withoutNulls(await this.reader.get(resource, tenantId, args.id as string)) as Record<string, unknown>;
     const chosen = wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'id' || wanted.includes(name))) : item;
-    const fitted = fitItem(chosen, RESULT_BUDGET_BYTES);
+    const fitted = fitItem(chosen, ITEM_BUDGET_BYTES);
     return fitted.cut.length === 0 ? fitted.item : { ...fitted.item, hint: cutHint(fitted.cut) };
   }
 
@@ -347,7 +351,7 @@ export class ToolCatalog {
       data = lean(page);
     }
     // Only a page of one item can be over the budget: the item alone is.
-    const fitted = data.length === 1 ? fitItem(data[0], RESULT_BUDGET_BYTES) : { item: undefined, cut: [] };
+    const fitted = data.length === 1 ? fitItem(data[0], ITEM_BUDGET_BYTES) : { item: undefined, cut: [] };
     if (fitted.item) data = [fitted.item];
     const hint = [...(fitted.cut.length > 0 ? [cutHint(fitted.cut)] : []), ...(page.next_cursor ? [PAGING_HINT] : [])].join(' ');
     return { data, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(hint ? { hint } : {}) };
@@ -398,17 +402,27 @@ export class ToolCatalog {
         })),
       ),
     );
-    const hits = pages.flatMap(({ resource, page }) =>
-      tag(resource, page.data).map((item) => ({ item, score: score(item, resource), at: String(item[order] ?? '') })),
-    );
+    // A kind's page of one record may have cut it to fit (its hint says how): said again if it is shown.
+    const hits = pages.flatMap(({ resource, page }) => {
+      const items = tag(resource, page.data);
+      const cut = items.length === 1 ? cutSentence(page.hint) : undefined;
+      return items.map((item) => ({ item, score: score(item, resource), at: String(item[order] ?? ''), cut }));
+    });
     hits.sort((a, b) => b.score - a.score || b.at.localeCompare(a.at));
     const keep = (item: Record<string, unknown>) =>
       wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'resource' || name === 'id' || wanted.includes(name))) : item;
     const data = hits.slice(0, limit).map((hit) => keep(hit.item));
-    const shown = data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES));
+    let shown = data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES));
+    // As on a page, only a result of one item can be over the budget: the item alone is.
+    const fitted = shown.length === 1 ? fitItem(shown[0], RESULT_BUDGET_BYTES) : { item: undefined, cut: [] };
+    if (fitted.item) shown = [fitted.item];
     const more = pages.some(({ page }) => page.next_cursor !== undefined);
-    if (shown.length === hits.length && !more) return { data: shown };
-    return { data: shown, hint: 'More results: narrow the query, or name one resource in resources and page with next_cursor.' };
+    const hints = [
+      ...(shown.length === 1 && hits[0].cut ? [hits[0].cut] : []),
+      ...(fitted.cut.length > 0 ? [cutHint(fitted.cut)] : []),
+      ...(shown.length < hits.length || more ? ['More results: narrow the query, or name one resource in resources and page with next_cursor.'] : []),
+    ];
+    return hints.length === 0 ? { data: shown } : { data: shown, hint: hints.join(' ') };
   }
 }
 
