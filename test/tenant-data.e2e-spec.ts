@@ -73,6 +73,16 @@ describe('TenantData', () => {
     expect(rows).toEqual([{ n: 0 }]);
   });
 
+  it('answers the rows an UPDATE or DELETE returns, as a SELECT does, in a transaction or not', async () => {
+    // Before: TypeORM's [rows, count] for an UPDATE, read as two rows of undefined.
+    const renamed = await b.query<{ id: string }>(`UPDATE customers SET name = 'B renamed' WHERE tenant_id = $1 AND id = $2 RETURNING id`, [bCustomer]);
+    expect(renamed).toEqual([{ id: bCustomer }]);
+    expect(await a.query(`UPDATE customers SET name = 'x' WHERE tenant_id = $1 AND id = $2 RETURNING id`, [bCustomer])).toEqual([]);
+    const [extra] = await b.repository(Customer).insert({ name: 'B extra', email: null });
+    const inside = await api.app.get(TenantData).transaction(b.tenantId, (scope) => scope.query(`DELETE FROM customers WHERE tenant_id = $1 AND id = $2 RETURNING id`, [extra]));
+    expect(inside).toEqual([{ id: extra }]);
+  });
+
   it('cannot be had without a company', () => {
     const data = api.app.get(TenantData);
     expect(() => data.forTenant('')).toThrow(/company/);

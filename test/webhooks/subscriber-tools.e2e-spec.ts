@@ -18,9 +18,11 @@ describe('subscriber tools (e2e)', () => {
   let session: TenantSession;
 
   beforeAll(async () => {
-    // Retries an hour apart, so a failed first attempt leaves its delivery pending for the test to hurry.
+    // Retries an hour apart, so a failed first attempt leaves its delivery pending for the test to
+    // hurry; no sweep meanwhile, so only the retry's own offer to the gate can bring it forward.
     fixture = await startDeliveryFixture('subscriber-tools', {
       WEBHOOK_RETRY_SCHEDULE_MS: Array(7).fill(HOUR).join(','),
+      WEBHOOK_SWEEP_INTERVAL_MS: String(HOUR),
       WEBHOOK_DISABLE_GONE_STREAK: '1000',
     });
     ({ api, receiver, db } = fixture);

@@ -91,7 +91,14 @@ export class TenantScope {
    */
   async query<R = Record<string, unknown>>(sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
     requireTenantParameter(sql);
-    return this.manager.query(sql, [this.tenantId, ...parameters]);
+    // The rows, whatever the statement: TypeORM's plain query answers an UPDATE or DELETE as
+    // [rows, count], which read as rows gave two `undefined` ids (a retry offered "" to the gate).
+    const runner = this.manager.queryRunner ?? this.manager.connection.createQueryRunner();
+    try {
+      return (await runner.query(sql, [this.tenantId, ...parameters], true)).records as R[];
+    } finally {
+      if (runner !== this.manager.queryRunner) await runner.release();
+    }
   }
 
   /**
