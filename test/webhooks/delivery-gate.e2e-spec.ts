@@ -34,6 +34,13 @@ describe('delivery gate (Redis)', () => {
   const release = (gate: DeliveryGate, grants: Grant[], verdict: 'up' | 'down' | 'none', now: number, holdUntilMs: number | null = null) =>
     gate.release(grants.map((grant) => ({ ...grant, verdict, holdUntilMs })), 0, now);
 
+  it('refuses to hold an id that names no delivery', async () => {
+    const [a] = twoWorkers();
+    // Before: a retry offered "" (TypeORM's [rows, count] read as rows), granted and failed every 5 s for ever.
+    await expect(a.enqueue([{ endpointId: randomUUID(), deliveryId: '', dueMs: T0 }], T0)).rejects.toThrow(/not a delivery to offer/);
+    expect((await a.take(10, T0)).grants).toEqual([]);
+  });
+
   it('caps the slots of one endpoint over both workers, and hands a freed slot to either', async () => {
     const [a, b] = twoWorkers();
     const endpoint = randomUUID();

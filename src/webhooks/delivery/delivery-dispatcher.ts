@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { isUuid } from '../../platform/validation/uuid.pipe.js';
 import { DeliveryAttemptHandler, type FreeSlot } from './delivery-attempt.handler.js';
 import { type CircuitChange, DeliveryGate, type Grant, type SlotRelease } from './gate/delivery-gate.js';
 import { StatementBatcher } from './statement-batcher.js';
@@ -124,6 +125,13 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
   }
 
   private run(grant: Grant): void {
+    // Left in Redis by a retry before the gate refused such offers: it names no delivery, so its
+    // slot is freed and it is not offered again (it would fail its lease every 5 s for ever).
+    if (!isUuid(grant.deliveryId)) {
+      this.logger.warn({ delivery_id: grant.deliveryId, endpoint_id: grant.endpointId }, 'dropped a gate entry that names no delivery');
+      void this.releases.submit({ ...grant, verdict: 'none', holdUntilMs: null }).catch(() => undefined);
+      return;
+    }
     this.active++;
     let released: Promise<unknown> | undefined;
     const freeSlot: FreeSlot = (verdict, holdUntilMs) => {

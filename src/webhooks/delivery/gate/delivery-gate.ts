@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../../../platform/config/app-config.js';
+import { isUuid } from '../../../platform/validation/uuid.pipe.js';
 import { ENQUEUE, RELEASE, TAKE } from './gate-scripts.js';
 
 export const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
@@ -91,6 +92,9 @@ export class DeliveryGate implements OnApplicationShutdown {
    * one already waiting keeps the earlier due time. Returns how many were new.
    */
   async enqueue(deliveries: readonly { endpointId: string; deliveryId: string; dueMs?: number }[], now = Date.now()): Promise<number> {
+    // An id that is no delivery's would be granted, fail its lease and be offered again for ever.
+    const stray = deliveries.find((delivery) => !isUuid(delivery.deliveryId) || !isUuid(delivery.endpointId));
+    if (stray) throw new Error(`not a delivery to offer: ${JSON.stringify(stray)}`);
     let added = 0;
     for (let start = 0; start < deliveries.length; start += CHUNK) {
       const args = deliveries.slice(start, start + CHUNK).flatMap((delivery) => [delivery.endpointId, delivery.deliveryId, Math.round(delivery.dueMs ?? now)]);
