@@ -63,6 +63,20 @@ describe('OpenAPI document (e2e)', () => {
       expect(document.paths['/v1/test_events'].get.parameters).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }));
     });
 
+    it('promises Idempotency-Replayed only on operations that take an Idempotency-Key', () => {
+      const promising: string[] = [];
+      for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const takesKey = (operation.parameters ?? []).some((parameter: any) => parameter.name === 'Idempotency-Key');
+          for (const [status, response] of Object.entries(operation.responses ?? {}) as [string, any][]) {
+            if (!takesKey && response.headers?.['Idempotency-Replayed']) promising.push(`${method} ${path} ${status}`);
+          }
+        }
+      }
+      // Before: the deliveries list and retrieve shared their controller's 403 and 429 with its replay POSTs.
+      expect(promising).toEqual([]);
+    });
+
     it('lists the windows of a named rate limit', () => {
       expect(document.paths['/v1/test_rate_limits/replay_failed'].get['x-rate-limit']).toEqual([
         { name: 'webhook_replay_failed', limit: 5, window_seconds: 60 },

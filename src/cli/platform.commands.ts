@@ -37,7 +37,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
 
   program
     .command('tenant:deactivate')
-    .description('deactivate a company: its keys and tokens answer 404 tenant_not_found; prints {id, active}')
+    .description('deactivate a company: its keys answer 404 tenant_not_found, its agent-tool tokens 401, its webhooks stop; prints {id, active}')
     .requiredOption('--tenant <id>', 'company id', uuid)
     .action(async (options: { tenant: string }) => {
       const tenant = await (await tenants()).deactivate(options.tenant);

@@ -117,7 +117,9 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
       if (versioned) operation.parameters = [{ $ref: '#/components/parameters/OhVersion' }, ...(operation.parameters ?? [])];
       const pipeline = versioned ? PIPELINE_RESPONSES : { 408: PIPELINE_RESPONSES[408], 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
       const added = structuredClone({ ...pipeline, 405: METHOD_NOT_ALLOWED, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
-      operation.responses = sortResponses({ ...added, ...operation.responses });
+      // Cloned: a controller's class-level responses are one object shared by its operations, and one
+      // operation's headers (Idempotency-Replayed) would show on the others.
+      operation.responses = sortResponses({ ...added, ...structuredClone(operation.responses) });
       if (operation.security?.length === 1 && Object.keys(operation.security[0]).length === 0) operation.security = [];
       const secured = (operation.security ?? []).length > 0;
       const idempotent = (operation.parameters ?? []).some((parameter) => 'name' in parameter && parameter.name === IDEMPOTENCY_KEY_HEADER);
