@@ -138,6 +138,22 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const found: any = await client.callTool({ name: 'search_records', arguments: { query: invoice.number } });
       expect(found.structuredContent.data[0]).toMatchObject({ resource: 'invoices', id: invoice.id });
     });
+    it('ranks the page of one named kind too: the exact match before newer partial ones', async () => {
+      const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await db.connect();
+      try {
+        const { rows } = await db.query(`SELECT id FROM vehicles WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT 3`, [demo.tenant.id]);
+        for (const [index, registration] of ['RANK-11', 'RANK-10', 'RANK-1'].entries()) {
+          await db.query(`UPDATE vehicles SET registration = $2 WHERE id = $1`, [rows[index].id, registration]);
+        }
+      } finally {
+        await db.end();
+      }
+      const found: any = await client.callTool({ name: 'search_records', arguments: { query: 'RANK-1', resources: ['vehicles'] } });
+      // Before: newest first, the exact match last.
+      expect(found.structuredContent.data.map((item: { registration: string }) => item.registration)).toEqual(['RANK-1', 'RANK-11', 'RANK-10']);
+    });
+
     it('takes fields across kinds: a member one kind has is kept for it, ranking still sees what fields leaves out', async () => {
       const listed: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', fields: ['number'] } });
       const invoice = listed.structuredContent.data.find((item: { number?: string }) => item.number !== undefined);

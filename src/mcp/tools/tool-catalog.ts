@@ -257,7 +257,7 @@ export class ToolCatalog {
       name: 'search_records',
       title: 'Search records',
       description:
-        'Finds records by number, name, e-mail, registration or subject: every word of the query must appear. Searches all kinds (or those in resources) and ranks exact matches first. Each item names its resource.',
+        'Finds records by number, name, e-mail, registration or subject: every word of the query must appear. Searches all kinds (or those in resources) among the newest matches of each, and ranks exact matches first. Each item names its resource.',
       input: z
         .object({
           query: z.string().trim().min(1).max(200).describe('Words to look for.'),
@@ -376,7 +376,11 @@ export class ToolCatalog {
     if (chosen.length === 1) {
       const [resource] = chosen;
       const page = await this.byName.get(resourceToolName(verb, resource.name))!.run(tenantId, args);
-      return { ...page, data: tag(resource, page.data) };
+      // Ranked within the page (its order is the cursor's, so pages stay disjoint and complete).
+      const ranked = tag(resource, page.data)
+        .map((item, index) => ({ item, score: score(item, resource), index }))
+        .sort((a, b) => b.score - a.score || a.index - b.index);
+      return { ...page, data: ranked.map(({ item }) => item) };
     }
     if (args.cursor !== undefined) {
       throw new DomainException('InvalidInput', 'cursor pages one kind of record: name exactly one in resources.', { field: 'cursor', code: 'invalid_format' });
