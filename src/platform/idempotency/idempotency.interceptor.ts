@@ -12,6 +12,7 @@ import { Metrics } from '../metrics/metrics.service.js';
 import { requestBodyHash } from './canonical-json.js';
 import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
+import { routePattern } from '../logging/request-log.js';
 import { isUuid } from '../validation/uuid.pipe.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -168,9 +169,9 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
  * id name the same invoice, so a retry spelling it differently is the same request (spec 8),
  * not a second run that overwrote another client's change and sent a second event.
  */
-export function canonicalPath(request: Pick<ApiRequest, 'route' | 'params' | 'path'>): string {
-  const route = (request.route as { path?: unknown } | undefined)?.path;
-  if (typeof route !== 'string') return request.path.replace(/(.)\/+$/, '$1');
+function canonicalPath(request: ApiRequest): string {
+  const route = routePattern(request);
+  if (route === null) return request.path.replace(/(.)\/+$/, '$1');
   return route.replace(/:(\w+)/g, (_, name: string) => {
     const value = String(request.params[name]);
     return isUuid(value) ? value.toLowerCase() : value;
