@@ -74,6 +74,16 @@ function fitLists(item: Record<string, unknown>, budget: number): { item: Record
   return { item: fitted, cut };
 }
 
+/**
+ * A page's items within `budget` bytes: countWithinBudget keeps at least one item, so only a page
+ * of one can be over it, and that item is fitted (fitItem).
+ */
+export function fitPage(items: Record<string, unknown>[], budget: number): { items: Record<string, unknown>[]; cut: string[] } {
+  if (items.length !== 1) return { items, cut: [] };
+  const { item, cut } = fitItem(items[0], budget);
+  return { items: [item], cut };
+}
+
 /** Room kept beside a cut text for the JSON around it, so that the item ends within the budget. */
 const TEXT_CUT_MARGIN = 16;
 

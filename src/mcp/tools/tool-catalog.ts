@@ -8,7 +8,7 @@ import { ResourceReader } from '../../platform/resources/resource-reader.service
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
 import { itemSchema } from './item-schema.js';
-import { countName, countWithinBudget, fitItem, leanItem, withoutNulls } from './lean.js';
+import { countName, countWithinBudget, fitItem, fitPage, leanItem, withoutNulls } from './lean.js';
 import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES, type ToolSources } from '../tool-names.js';
 
 /** Items per page when a call names no `limit`, and the most a call may ask for. */
@@ -350,11 +350,9 @@ export class ToolCatalog {
       page = await fetch({ limit: fits, cursor, holder });
       data = lean(page);
     }
-    // Only a page of one item can be over the budget: the item alone is.
-    const fitted = data.length === 1 ? fitItem(data[0], ITEM_BUDGET_BYTES) : { item: undefined, cut: [] };
-    if (fitted.item) data = [fitted.item];
-    const hint = [...(fitted.cut.length > 0 ? [cutHint(fitted.cut)] : []), ...(page.next_cursor ? [PAGING_HINT] : [])].join(' ');
-    return { data, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(hint ? { hint } : {}) };
+    const { items, cut } = fitPage(data, ITEM_BUDGET_BYTES);
+    const hint = [...(cut.length > 0 ? [cutHint(cut)] : []), ...(page.next_cursor ? [PAGING_HINT] : [])].join(' ');
+    return { data: items, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(hint ? { hint } : {}) };
   }
 
   /**
@@ -416,10 +414,8 @@ export class ToolCatalog {
     const keep = (item: Record<string, unknown>) =>
       wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'resource' || name === 'id' || wanted.includes(name))) : item;
     const data = hits.slice(0, limit).map((hit) => keep(hit.item));
-    let shown = data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES));
-    // As on a page, only a result of one item can be over the budget: the item alone is.
-    const fitted = shown.length === 1 ? fitItem(shown[0], RESULT_BUDGET_BYTES) : { item: undefined, cut: [] };
-    if (fitted.item) shown = [fitted.item];
+    const fitted = fitPage(data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES)), RESULT_BUDGET_BYTES);
+    const shown = fitted.items;
     const more = pages.some(({ page }) => page.next_cursor !== undefined);
     const hints = [
       ...(shown.length === 1 && hits[0].cut ? [hits[0].cut] : []),
