@@ -26,6 +26,14 @@ async function startCountingReceiver() {
     arrivals: new Map<string, number>(),
     /** Paths that never answer (until healed): the request is held open. */
     dead: (path: string) => path.startsWith('/dead'),
+    /** Paths whose requests wait, unanswered, until `answerHeld`. */
+    held: new Map<string, (() => void)[]>(),
+    /** Answers the requests `path` holds, and holds no more. */
+    answerHeld: (path: string) => {
+      const waiting = receiver.held.get(path) ?? [];
+      receiver.held.delete(path);
+      for (const answer of waiting) answer();
+    },
     answer: (_path: string): { status: number; headers?: Record<string, string> } => ({ status: 204 }),
     url: (path: string) => `http://localhost:${receiver.port}${path}`,
     arrived: (path: string, id: string) => receiver.arrivals.has(`${path} ${id}`),
@@ -42,7 +50,9 @@ async function startCountingReceiver() {
       response.on('close', () => inFlight.set(path, inFlight.get(path)! - 1));
       if (receiver.dead(path)) return;
       const { status, headers } = receiver.answer(path);
-      response.writeHead(status, headers).end();
+      const held = receiver.held.get(path);
+      if (held) held.push(() => response.writeHead(status, headers).end());
+      else response.writeHead(status, headers).end();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -196,6 +206,27 @@ describe('delivery isolation: caps, circuit breaker and Retry-After over two wor
     // file's WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS, the longest hold, is 1 s too).
     for (const arrivedAt of arrivals) expect(arrivedAt - refusedAt).toBeGreaterThanOrEqual(1000);
   }, 60_000);
+
+  it("leases an endpoint's next deliveries while its slots are in flight, and sends each in a slot freed before it, never more than the cap at once", async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const endpointId = await endpointOf(session, '/ahead');
+    receiver.held.set('/ahead', []);
+    const events = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', CAP + 2);
+    await waitFor(async () => receiver.held.get('/ahead')?.length === CAP, 10_000, 'the cap in flight');
+    const count = async (condition: string) =>
+      (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND ${condition}`, [endpointId]))[0].n as number;
+    // Beside the requests in flight, the two deliveries still waiting are leased already: each is
+    // the successor of a slot, to be sent in it as soon as its request is answered.
+    await waitFor(async () => (await count(`status = 'pending' AND leased_until > clock_timestamp()`)) === CAP + 2, 5_000, 'the successors leased');
+    expect(receiver.held.get('/ahead')).toHaveLength(CAP);
+    expect(receiver.maxInFlight.get('/ahead')).toBe(CAP);
+
+    receiver.answerHeld('/ahead');
+    await waitFor(async () => events.every((id) => receiver.arrived('/ahead', id)), 10_000, 'every event');
+    await waitFor(async () => (await count(`status = 'delivered' AND attempt = 1`)) === CAP + 2, 10_000, 'every delivery delivered at its first attempt');
+    expect(receiver.maxInFlight.get('/ahead')).toBe(CAP);
+    expect(await count(`leased_until IS NOT NULL`)).toBe(0);
+  });
 
   it('exports delivery metrics and logs one line per attempt, without body, headers or secret', async () => {
     await waitFor(async () => (await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE status = 'pending'`))[0].n === 0, 15_000, 'no pending delivery');
