@@ -82,6 +82,20 @@ describe('delivery gate (Redis)', () => {
     expect(again.grants.map((grant) => grant.deliveryId).sort()).toEqual(lost.grants.map((grant) => grant.deliveryId).sort());
   });
 
+  it('frees the slot of a worker that died at its expiry, although what else its endpoint has waiting is due later', async () => {
+    const [a, b] = twoWorkers({ WEBHOOK_TIMEOUT_MS: '1000' });
+    const endpoint = randomUUID();
+    const lost = randomUUID();
+    await a.enqueue([{ endpointId: endpoint, deliveryId: lost, dueMs: T0 }], T0);
+    expect((await a.take(1, T0)).grants.map((grant) => grant.deliveryId)).toEqual([lost]);
+    // The worker dies holding it; another delivery of the endpoint is a retry due in an hour.
+    await b.enqueue([{ endpointId: endpoint, deliveryId: randomUUID(), dueMs: T0 + 3_600_000 }], T0 + 1);
+    // The slot expires the receiver timeout and 10 s after it was taken: its delivery is due again
+    // then, not an hour later (the sweep cannot offer it meanwhile: the gate holds it in a slot).
+    expect((await b.take(10, T0 + 10_999)).grants).toEqual([]);
+    expect((await b.take(10, T0 + 11_000)).grants.map((grant) => grant.deliveryId)).toEqual([lost]);
+  });
+
   it('opens the circuit after 5 failures in a row, probes once after the cool-down, reopens with twice the cool-down, closes on success', async () => {
     const [a, b] = twoWorkers({ WEBHOOK_ENDPOINT_CONCURRENCY: '5' });
     const endpoint = randomUUID();
@@ -102,7 +116,7 @@ describe('delivery gate (Redis)', () => {
 
     // Half-open: exactly one probe, whoever asks.
     const probe = await b.take(10, T0 + 1020);
-    expect(probe.grants).toEqual([{ endpointId: endpoint, deliveryId: expect.any(String), probe: true, successorId: null }]);
+    expect(probe.grants).toEqual([{ endpointId: endpoint, deliveryId: expect.any(String), probe: true }]);
     expect(probe.changes).toEqual([{ endpointId: endpoint, state: 'half_open' }]);
     expect((await a.take(10, T0 + 1030)).grants).toEqual([]);
 
@@ -160,7 +174,7 @@ describe('delivery gate (Redis)', () => {
     now = (await a.circuits([endpoint])).get(endpoint)!.nextProbeAt!.getTime();
     const refused = (await a.take(1, now)).grants;
     expect((await release(a, refused, 'none', now)).changes).toEqual([]);
-    expect((await a.take(1, now + 1)).grants).toEqual([{ endpointId: endpoint, deliveryId: expect.any(String), probe: true, successorId: null }]);
+    expect((await a.take(1, now + 1)).grants).toEqual([{ endpointId: endpoint, deliveryId: expect.any(String), probe: true }]);
   });
 
   it("holds the endpoint back until a receiver's Retry-After, and only that endpoint", async () => {
@@ -182,97 +196,6 @@ describe('delivery gate (Redis)', () => {
     expect((await a.take(100, T0 + 2000)).grants.filter((grant) => grant.endpointId === held)).toHaveLength(3);
   });
 
-  describe('successors', () => {
-    const successorsOf = (grants: Grant[]) => grants.map((grant) => grant.successorId);
-    const handOver = (gate: DeliveryGate, grants: Grant[], verdict: 'up' | 'down' | 'none', now: number, { want = 10, holdUntilMs = null as number | null } = {}) =>
-      gate.release(
-        grants.map((grant) => ({ ...grant, verdict, holdUntilMs, successor: grant.successorId === null ? null : { deliveryId: grant.successorId, handOver: true } })),
-        want,
-        now,
-        true,
-      );
-
-    it('reserves one per slot while the endpoint has more due, counted in no cap, and hands the freed slot to it', async () => {
-      const [a, b] = twoWorkers();
-      const endpoint = randomUUID();
-      await offer(a, endpoint, 10);
-      const { grants } = await a.take(100, T0, true);
-      expect(grants).toHaveLength(3);
-      const successors = successorsOf(grants);
-      expect(new Set([...successors, ...grants.map((grant) => grant.deliveryId)]).size).toBe(6);
-      // Reserved, they still wait; the slots are the cap's three.
-      expect(await a.backlog(endpoint)).toEqual({ waiting: 7, inFlight: 3 });
-      expect((await b.take(100, T0 + 1)).grants).toEqual([]);
-
-      const released = await handOver(a, [grants[0]], 'up', T0 + 2);
-      expect([...released.handedOver.keys()]).toEqual([successors[0]]);
-      // The successor took the slot and reserved the next delivery for it; nothing else was granted (the cap is full).
-      const next = released.handedOver.get(successors[0]!);
-      expect(next).toEqual(expect.any(String));
-      expect(successors).not.toContain(next);
-      expect(released.grants).toEqual([]);
-      expect(await a.backlog(endpoint)).toEqual({ waiting: 6, inFlight: 3 });
-      expect((await b.take(100, T0 + 3)).grants).toEqual([]);
-    });
-
-    it('reserves none for the last deliveries due, nor for a probe', async () => {
-      const [a] = twoWorkers({ WEBHOOK_ENDPOINT_CONCURRENCY: '5' });
-      const endpoint = randomUUID();
-      await offer(a, endpoint, 4);
-      expect(successorsOf((await a.take(100, T0, true)).grants)).toEqual([null, null, null, null]);
-
-      const failing = randomUUID();
-      await offer(a, failing, 12);
-      const five = (await a.take(5, T0, true)).grants;
-      expect((await release(a, five, 'down', T0 + 1)).changes).toEqual([{ endpointId: failing, state: 'open' }]);
-      const probe = (await a.take(10, T0 + 1001, true)).grants.filter((grant) => grant.endpointId === failing);
-      expect(probe).toEqual([{ endpointId: failing, deliveryId: expect.any(String), probe: true, successorId: null }]);
-    });
-
-    it('refuses the slot to a successor while its endpoint is failing, held back or needed by another endpoint; offered again, it waits again', async () => {
-      const [a] = twoWorkers();
-      const endpoint = randomUUID();
-      await offer(a, endpoint, 10);
-      const { grants } = await a.take(100, T0, true);
-
-      // A failure: one request at a time, and that one is the next in turn, not the successor.
-      expect((await handOver(a, [grants[0]], 'down', T0 + 1)).handedOver.size).toBe(0);
-      // A Retry-After: held back.
-      expect((await handOver(a, [grants[1]], 'up', T0 + 2, { holdUntilMs: T0 + 1000 })).handedOver.size).toBe(0);
-      // Refused, each stays reserved (its worker still holds its lease) until offered again.
-      expect(await a.backlog(endpoint)).toEqual({ waiting: 7, inFlight: 1 });
-      await a.enqueue([grants[0], grants[1]].map((grant) => ({ endpointId: endpoint, deliveryId: grant.successorId!, dueMs: T0 + 3 })), T0 + 3);
-      expect(await a.backlog(endpoint)).toEqual({ waiting: 7, inFlight: 1 });
-      const after = (await a.take(100, T0 + 1000)).grants.map((grant) => grant.deliveryId);
-      expect(after).toHaveLength(2);
-
-      // A worker with no room while another endpoint waits: the slot goes round, not to the successor.
-      const [c] = twoWorkers();
-      const busy = randomUUID();
-      const other = randomUUID();
-      await offer(c, busy, 10);
-      const taken = (await c.take(3, T0, true)).grants;
-      await offer(c, other, 1, T0 + 1);
-      expect((await handOver(c, [taken[0]], 'up', T0 + 2, { want: 0 })).handedOver.size).toBe(0);
-      expect((await handOver(c, [taken[1]], 'up', T0 + 3, { want: 2 })).handedOver.size).toBe(1);
-    });
-
-    it("makes a reservation whose worker died due again once it expires, after its slot's", async () => {
-      const [a, b] = twoWorkers({ WEBHOOK_TIMEOUT_MS: '1000' });
-      const endpoint = randomUUID();
-      await offer(a, endpoint, 4);
-      const { grants } = await a.take(3, T0, true);
-      const [successor] = successorsOf(grants).filter((id) => id !== null);
-      // The slots expire after the receiver timeout and 10 s; a successor, which also waits for its predecessor, after two timeouts and 10 s.
-      const slots = (await b.take(10, T0 + 11_001)).grants;
-      expect(slots.map((grant) => grant.deliveryId).sort()).toEqual(grants.map((grant) => grant.deliveryId).sort());
-      expect(await b.backlog(endpoint)).toEqual({ waiting: 1, inFlight: 3 });
-      await release(b, slots, 'up', T0 + 11_002);
-      expect((await b.take(10, T0 + 11_003)).grants).toEqual([]);
-      expect((await b.take(10, T0 + 12_001)).grants.map((grant) => grant.deliveryId)).toEqual([successor]);
-    });
-  });
-
   it('offers a delivery once: one already waiting or holding a slot is left as it is', async () => {
     const [a] = twoWorkers();
     const endpoint = randomUUID();
@@ -292,6 +215,6 @@ describe('delivery gate (Redis)', () => {
     expect((await a.take(1, T0 + 1)).grants).toEqual([]);
     await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 + 120_000 }], T0 + 1);
     await a.enqueue([{ endpointId: endpoint, deliveryId, dueMs: T0 + 2 }], T0 + 2);
-    expect((await a.take(1, T0 + 2)).grants).toEqual([{ endpointId: endpoint, deliveryId, probe: false, successorId: null }]);
+    expect((await a.take(1, T0 + 2)).grants).toEqual([{ endpointId: endpoint, deliveryId, probe: false }]);
   });
 });

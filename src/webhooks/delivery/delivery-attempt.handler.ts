@@ -25,14 +25,6 @@ import { signWebhook } from './webhook-signature.js';
  */
 export type FreeSlot = (verdict: ReceiverVerdict, holdUntilMs: number | null) => void;
 
-/** A slot's successor (DeliveryGate), leased while its predecessor is sent; `delivery` is undefined when the lease failed. */
-export interface AdvanceLease {
-  deliveryId: string;
-  token: string;
-  delivery: LeasedDelivery | undefined;
-  leasedAtMs: number;
-}
-
 /**
  * Makes one attempt of one delivery, once the delivery gate has granted it a slot of its
  * endpoint. PostgreSQL decides: the attempt first leases the pending delivery (so no two workers
@@ -64,13 +56,10 @@ export class DeliveryAttemptHandler {
     this.userAgent = `OH-Webhooks/1.0 (+${config.publicBaseUrl})`;
   }
 
-  /**
-   * Returns when (epoch ms) the delivery is due again, or null when it needs no further attempt.
-   * `ahead`: the delivery's lease, taken while it was its slot's successor.
-   */
-  async attempt(grant: Grant, freeSlot: FreeSlot, ahead?: AdvanceLease): Promise<number | null> {
-    const token = ahead?.token ?? randomUUID();
-    const delivery = ahead ? ahead.delivery : await this.store.lease(grant.deliveryId, token);
+  /** Returns when (epoch ms) the delivery is due again, or null when it needs no further attempt. */
+  async attempt(grant: Grant, freeSlot: FreeSlot): Promise<number | null> {
+    const token = randomUUID();
+    const delivery = await this.store.lease(grant.deliveryId, token);
     if (!delivery) {
       freeSlot('none', null);
       return this.store.dueAgainAt(grant.deliveryId);
@@ -105,31 +94,6 @@ export class DeliveryAttemptHandler {
 
     if (outcome.status !== 'delivered') await this.autoDisable.afterFailure(delivery.tenant_id, delivery.endpoint_id, now, outcome.status === 'dead');
     return outcome.retryInMs === null ? null : Date.now() + outcome.retryInMs;
-  }
-
-  /** Leases a slot's successor for its attempt after the one in flight. */
-  async leaseAhead(deliveryId: string): Promise<AdvanceLease> {
-    const token = randomUUID();
-    const leasedAtMs = Date.now();
-    return { deliveryId, token, delivery: await this.store.leaseSuccessor(deliveryId, token), leasedAtMs };
-  }
-
-  /**
-   * Whether a successor's lease still covers a whole attempt (a receiver timeout and the time to
-   * record it): it was taken for two, the first spent waiting for the predecessor's answer.
-   */
-  stillCovers(lease: AdvanceLease): boolean {
-    return lease.delivery !== undefined && Date.now() - lease.leasedAtMs < this.config.WEBHOOK_TIMEOUT_MS;
-  }
-
-  /**
-   * A successor that was not handed its slot: its lease (if it got one) is given back. Returns
-   * when it is due again, as for a delivery whose lease failed.
-   */
-  async withdraw(lease: AdvanceLease): Promise<number | null> {
-    if (lease.delivery === undefined) return this.store.dueAgainAt(lease.deliveryId);
-    await this.store.unlease([{ deliveryId: lease.deliveryId, token: lease.token }]);
-    return Date.now();
   }
 
   /** The per-attempt metrics and log line: named fields only, no body, no header, no secret. */

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { isUuid } from '../../platform/validation/uuid.pipe.js';
-import { type AdvanceLease, DeliveryAttemptHandler, type FreeSlot } from './delivery-attempt.handler.js';
-import { type CircuitChange, DeliveryGate, type Grant, type ReceiverVerdict, type SlotRelease, type Taken } from './gate/delivery-gate.js';
+import { DeliveryAttemptHandler, type FreeSlot } from './delivery-attempt.handler.js';
+import { type CircuitChange, DeliveryGate, type Grant, type SlotRelease } from './gate/delivery-gate.js';
 import { StatementBatcher } from './statement-batcher.js';
 
 /** Most slots asked for in one call to the gate. */
@@ -20,13 +20,6 @@ const ERROR_RETRY_MS = 5000;
  * slot frees, a delivery is offered (a Redis message), or the next waiting delivery falls due;
  * it never polls for work faster than IDLE_CHECK_MS.
  *
- * While this process has room to spare, each slot comes with a successor: the endpoint's next
- * delivery, leased while the slot's attempt is sent. The call that frees the slot hands it to
- * the successor when the gate would grant the endpoint a slot then, and the successor is sent at
- * once, its lease already taken: between two deliveries to a busy endpoint there is one round
- * trip (to the gate) instead of two. A successor not handed the slot gives its lease back and
- * waits in the gate again.
- *
  * At shutdown it takes no more slots and waits for the attempts in flight to be recorded.
  */
 @Injectable()
@@ -42,7 +35,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
   private drained: (() => void) | undefined;
   // One script call for every slot freed (or delivery put back) while the previous call ran; the
   // release also takes the slots this process has room for.
-  private readonly releases = new StatementBatcher((calls: SlotRelease[]) => this.releaseAndTake(calls));
+  private readonly releases = new StatementBatcher((calls: SlotRelease[]) => this.releaseAndTake(calls).then(() => calls.map(() => undefined)));
   private readonly returns = new StatementBatcher((calls: { endpointId: string; deliveryId: string; dueMs: number }[]) =>
     this.gate.enqueue(calls).then(() => calls.map(() => undefined)),
   );
@@ -88,7 +81,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
           const want = this.room();
           let taken: Awaited<ReturnType<DeliveryGate['take']>>;
           try {
-            taken = await this.gate.take(want, Date.now(), this.successors());
+            taken = await this.gate.take(want);
           } catch (error) {
             this.logger.warn({ err: error }, 'taking deliveries from the gate failed; trying again shortly');
             this.wakeAt(Date.now() + ERROR_RETRY_MS);
@@ -118,85 +111,41 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     return this.stopped ? 0 : Math.min(TAKE_BATCH, this.capacity - this.active);
   }
 
-  /**
-   * Successors are asked for while at most half this process's capacity is in use: a worker that
-   * full serves many endpoints, whose slots go round in turn rather than to successors.
-   */
-  private successors(): boolean {
-    return !this.stopped && this.active < this.capacity / 2;
-  }
-
-  private start({ grants, changes }: Taken): void {
+  private start({ grants, changes }: { grants: Grant[]; changes: CircuitChange[] }): void {
     this.logChanges(changes);
     for (const grant of grants) this.run(grant);
   }
 
-  /** Answers, for each release, the grant of its successor if the gate handed it the slot. */
-  private async releaseAndTake(releases: SlotRelease[]): Promise<(Grant | undefined)[]> {
+  private async releaseAndTake(releases: SlotRelease[]): Promise<void> {
     const want = this.room();
-    const taken = await this.gate.release(releases, want, Date.now(), this.successors());
+    const taken = await this.gate.release(releases, want);
     this.start(taken);
     // Possibly more waiting than one call grants.
     if (want > 0 && taken.grants.length === want) this.pump();
-    return releases.map(({ endpointId, successor }) => {
-      if (!successor || !taken.handedOver.has(successor.deliveryId)) return undefined;
-      return { endpointId, deliveryId: successor.deliveryId, probe: false, successorId: taken.handedOver.get(successor.deliveryId) ?? null };
-    });
   }
 
-  /**
-   * Frees the slot of `grant` and, where the gate hands it over, sends its successor in it at
-   * once; a successor not handed the slot goes back to the gate.
-   */
-  private async handOver(grant: Grant, successor: Promise<AdvanceLease | undefined> | undefined, verdict: ReceiverVerdict, holdUntilMs: number | null): Promise<void> {
-    const ahead = await successor;
-    const handOver = ahead !== undefined && !this.stopped && this.handler.stillCovers(ahead);
-    const next = await this.releases.submit({
-      endpointId: grant.endpointId,
-      deliveryId: grant.deliveryId,
-      verdict,
-      holdUntilMs,
-      successor: grant.successorId === null ? null : { deliveryId: grant.successorId, handOver },
-    });
-    if (grant.successorId === null) return;
-    if (next !== undefined) return this.run(next, ahead);
-    // Its lease failed in PostgreSQL: the gate still offers it.
-    if (ahead === undefined) return this.giveBack(grant.endpointId, grant.successorId, Date.now() + ERROR_RETRY_MS);
-    const dueMs = await this.handler.withdraw(ahead);
-    if (dueMs !== null) await this.giveBack(grant.endpointId, grant.successorId, dueMs);
-  }
-
-  private giveBack(endpointId: string, deliveryId: string, dueMs: number): Promise<void> {
-    return this.returns.submit({ endpointId, deliveryId, dueMs });
-  }
-
-  private run(grant: Grant, ahead?: AdvanceLease): void {
+  private run(grant: Grant): void {
     // Left in Redis by a retry before the gate refused such offers: it names no delivery, so its
     // slot is freed and it is not offered again (it would fail its lease every 5 s for ever).
     if (!isUuid(grant.deliveryId)) {
       this.logger.warn({ delivery_id: grant.deliveryId, endpoint_id: grant.endpointId }, 'dropped a gate entry that names no delivery');
-      void this.handOver(grant, undefined, 'none', null).catch(() => undefined);
+      void this.releases.submit({ ...grant, verdict: 'none', holdUntilMs: null }).catch(() => undefined);
       return;
     }
     this.active++;
-    // The slot's next delivery is leased while this one is sent.
-    const successor = grant.successorId === null ? undefined : this.handler.leaseAhead(grant.successorId).catch((error: unknown) => {
-      this.logger.warn({ err: error, delivery_id: grant.successorId }, 'leasing a successor failed; it is offered again shortly');
-      return undefined;
-    });
     let released: Promise<unknown> | undefined;
     const freeSlot: FreeSlot = (verdict, holdUntilMs) => {
-      released ??= this.handOver(grant, successor, verdict, holdUntilMs).catch(
+      released ??= this.releases.submit({ ...grant, verdict, holdUntilMs }).catch(
         (error: unknown) => this.logger.warn({ err: error, delivery_id: grant.deliveryId }, 'freeing a delivery slot failed; it expires on its own'),
       );
     };
     // A delivery goes back to the gate only once its slot is free: while it holds one, the gate would not take it.
     const giveBack = async (dueMs: number) => {
       await released;
-      await this.giveBack(grant.endpointId, grant.deliveryId, dueMs);
+      await this.returns.submit({ endpointId: grant.endpointId, deliveryId: grant.deliveryId, dueMs });
     };
     this.handler
-      .attempt(grant, freeSlot, ahead)
+      .attempt(grant, freeSlot)
       .then(async (dueMs) => {
         await released;
         if (dueMs !== null) await giveBack(dueMs);

@@ -18,9 +18,6 @@ const FINISH_STATEMENT = 'webhook-delivery-finish';
 const WORKER_SESSION: Readonly<Record<string, string>> = { synchronous_commit: 'off', enable_seqscan: 'off' };
 /** Extra time an attempt's lease lasts beyond the receiver timeout, for recording the outcome. */
 const LEASE_MARGIN_MS = 5000;
-/** Gives a successor's lease back (its predecessor's slot was not handed to it), if this worker still holds it. */
-const UNLEASE_SQL = `UPDATE webhook_deliveries SET leased_until = NULL, lease_token = NULL
-   WHERE id = ANY($1::uuid[]) AND lease_token = ANY($2::uuid[])`;
 /** A delivery may be leased this much before its next_attempt_at (timer and clock granularity). */
 const EARLY_TOLERANCE_MS = 50;
 /**
@@ -46,8 +43,8 @@ export const DELIVERY_SQL = {
         AND (d.leased_until IS NULL OR d.leased_until < clock_timestamp())
         FOR UPDATE SKIP LOCKED
    ), claimed AS (
-     UPDATE webhook_deliveries d SET leased_until = clock_timestamp() + x.lease_ms * interval '1 millisecond', lease_token = x.token
-       FROM wanted w JOIN unnest($1::uuid[], $2::uuid[], $3::int[]) AS x(id, token, lease_ms) ON x.id = w.id
+     UPDATE webhook_deliveries d SET leased_until = clock_timestamp() + $3 * interval '1 millisecond', lease_token = x.token
+       FROM wanted w JOIN unnest($1::uuid[], $2::uuid[]) AS x(id, token) ON x.id = w.id
       WHERE d.id = w.id AND d.id = ANY($1::uuid[])
       RETURNING d.id, d.lease_token, d.tenant_id, d.endpoint_id, d.event_id, d.event_type, d.api_version, d.attempt, d.replayed_from
    )
@@ -78,12 +75,6 @@ export const DELIVERY_SQL = {
     WHERE d.id = x.id AND d.lease_token = x.token AND d.id = ANY($1::uuid[])
     RETURNING x.token AS lease_token`,
 };
-
-interface LeaseCall {
-  deliveryId: string;
-  token: string;
-  leaseMs: number;
-}
 
 /** What one lease of a delivery brings back: the delivery, its event, endpoint and owning key. */
 export interface LeasedDelivery extends KeyColumns {
@@ -213,7 +204,7 @@ export interface DeliveryRef {
  */
 @Injectable()
 export class DeliveryStore implements OnModuleInit {
-  private readonly leases = new StatementBatcher((calls: LeaseCall[]) => this.leaseMany(calls));
+  private readonly leases = new StatementBatcher((calls: { deliveryId: string; token: string }[]) => this.leaseMany(calls));
   private readonly finishes = new StatementBatcher((calls: Finish[]) => this.finishMany(calls), 100, FINISH_LINGER_MS);
 
   constructor(
@@ -264,32 +255,18 @@ export class DeliveryStore implements OnModuleInit {
    * empty during a burst, and scan every pending delivery for each batch.
    */
   lease(deliveryId: string, token: string): Promise<LeasedDelivery | undefined> {
-    return this.leases.submit({ deliveryId, token, leaseMs: this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS });
+    return this.leases.submit({ deliveryId, token });
   }
 
-  /**
-   * Leases a successor (DeliveryGate) while its predecessor is sent: the lease also covers the
-   * wait for the predecessor's answer, one receiver timeout more. Shares the lease statements.
-   */
-  leaseSuccessor(deliveryId: string, token: string): Promise<LeasedDelivery | undefined> {
-    return this.leases.submit({ deliveryId, token, leaseMs: 2 * this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS });
-  }
-
-  /** Gives back leases no attempt will use (successors not handed a slot): their deliveries can be leased again at once. */
-  async unlease(leases: readonly { deliveryId: string; token: string }[]): Promise<void> {
-    if (leases.length === 0) return;
-    await this.dataSource.query(UNLEASE_SQL, [leases.map((lease) => lease.deliveryId), leases.map((lease) => lease.token)]);
-  }
-
-  private async leaseMany(calls: LeaseCall[]): Promise<(LeasedDelivery | undefined)[]> {
+  private async leaseMany(calls: { deliveryId: string; token: string }[]): Promise<(LeasedDelivery | undefined)[]> {
     const rows = await hotQuery<LeasedDelivery & { lease_token: string }>(this.dataSource, LEASE_STATEMENT, DELIVERY_SQL.lease, this.leaseParameters(calls));
     // The same delivery asked twice in one batch is leased once: only the token written wins.
     const byToken = new Map(rows.map(({ lease_token, ...row }) => [lease_token, row]));
     return calls.map((call) => byToken.get(call.token));
   }
 
-  private leaseParameters(calls: LeaseCall[]): unknown[] {
-    return [calls.map((call) => call.deliveryId), calls.map((call) => call.token), calls.map((call) => call.leaseMs), EARLY_TOLERANCE_MS];
+  private leaseParameters(calls: { deliveryId: string; token: string }[]): unknown[] {
+    return [calls.map((call) => call.deliveryId), calls.map((call) => call.token), this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS, EARLY_TOLERANCE_MS];
   }
 
   /**

@@ -10,16 +10,11 @@ export type CircuitState = (typeof CIRCUIT_STATES)[number];
 /** What an attempt showed of its receiver: `up` (an answer below 500), `down` (5xx, timeout, no connection), `none` (nothing was sent). */
 export type ReceiverVerdict = 'up' | 'down' | 'none';
 
-/**
- * A slot to make one attempt of one delivery; `probe` when it is a half-open circuit's single
- * trial. `successorId`: the endpoint's next delivery, reserved for this slot's next attempt
- * (asked for with `successors`), so that its worker can lease it while this one is sent.
- */
+/** A slot to make one attempt of one delivery; `probe` when it is a half-open circuit's single trial. */
 export interface Grant {
   endpointId: string;
   deliveryId: string;
   probe: boolean;
-  successorId: string | null;
 }
 
 export interface CircuitChange {
@@ -41,36 +36,13 @@ export interface SlotRelease {
   verdict: ReceiverVerdict;
   /** Hold the endpoint's other deliveries back until then (epoch ms): a receiver's Retry-After. */
   holdUntilMs: number | null;
-  /**
-   * The slot's reserved successor: `handOver` when its worker leased it and would send it in
-   * this slot now; false drops the reservation (its lease failed, or the worker is stopping).
-   */
-  successor?: { deliveryId: string; handOver: boolean } | null;
 }
 
-export interface Taken {
-  grants: Grant[];
-  changes: CircuitChange[];
-}
-
-/** What a release did besides granting: the successors handed their predecessor's slot, each with its own successor (or null). */
-export interface Released extends Taken {
-  handedOver: Map<string, string | null>;
-}
-
-type GrantRow = [string, string, number, string];
-const grantsOf = (rows: GrantRow[]): Grant[] =>
-  rows.map(([endpointId, deliveryId, probe, successor]) => ({ endpointId, deliveryId, probe: probe === 1, successorId: successor === '' ? null : successor }));
+const grantsOf = (rows: [string, string, number][]): Grant[] => rows.map(([endpointId, deliveryId, probe]) => ({ endpointId, deliveryId, probe: probe === 1 }));
 const changesOf = (rows: [string, CircuitState][]): CircuitChange[] => rows.map(([endpointId, state]) => ({ endpointId, state }));
 
 /** How long a slot outlives the receiver timeout before it counts as left behind by a dead worker. */
 const SLOT_MARGIN_MS = 10_000;
-/**
- * A successor waits for its predecessor's answer, then is sent itself: its reservation lasts two
- * receiver timeouts and the margin, beyond its lease in PostgreSQL (DeliveryStore.SUCCESSOR_LEASE_MS),
- * so that a delivery whose reservation expired (its worker died) can be leased again at once.
- */
-const SUCCESSOR_MARGIN_MS = 10_000;
 /** A gate call slower than this fails (the API then shows no circuit; the worker tries again), instead of waiting for Redis to come back. */
 const COMMAND_TIMEOUT_MS = 2000;
 /** Most deliveries one script call carries. */
@@ -78,8 +50,8 @@ const CHUNK = 1000;
 
 type GateCommands = {
   ohGateEnqueue(...args: (string | number)[]): Promise<number>;
-  ohGateTake(...args: (string | number)[]): Promise<[GrantRow[], [string, CircuitState][], string | null]>;
-  ohGateRelease(...args: (string | number)[]): Promise<[GrantRow[], [string, CircuitState][], [string, string][]]>;
+  ohGateTake(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
+  ohGateRelease(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][]]>;
 };
 
 /**
@@ -101,13 +73,11 @@ export class DeliveryGate implements OnApplicationShutdown {
   private readonly prefix: string;
   private readonly cap: number;
   private readonly slotTtlMs: number;
-  private readonly successorTtlMs: number;
 
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {
     this.prefix = `${config.REDIS_PREFIX}:wh`;
     this.cap = config.WEBHOOK_ENDPOINT_CONCURRENCY;
     this.slotTtlMs = config.WEBHOOK_TIMEOUT_MS + SLOT_MARGIN_MS;
-    this.successorTtlMs = 2 * config.WEBHOOK_TIMEOUT_MS + SUCCESSOR_MARGIN_MS;
     // Lazy: the API and CLI load this module but most of their runs never ask the gate anything.
     // Auto-pipelining: the calls of one event-loop turn leave in one write.
     this.redis = new Redis(config.REDIS_URL, { connectionName: `${this.prefix}:gate`, lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS, disconnectTimeout: 500, enableAutoPipelining: true }) as Redis & GateCommands;
@@ -133,37 +103,23 @@ export class DeliveryGate implements OnApplicationShutdown {
     return added;
   }
 
-  /**
-   * Grants up to `want` slots, endpoints served in turn, each with a successor when `successors`;
-   * says when the next waiting delivery is due (epoch ms), if any.
-   */
-  async take(want: number, now = Date.now(), successors = false): Promise<Taken & { nextAtMs: number | null }> {
-    const [grants, changes, nextAt] = await this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs, successors ? this.successorTtlMs : 0);
+  /** Grants up to `want` slots, endpoints served in turn; says when the next waiting delivery is due (epoch ms), if any. */
+  async take(want: number, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[]; nextAtMs: number | null }> {
+    const [grants, changes, nextAt] = await this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs);
     return { grants: grantsOf(grants), changes: changesOf(changes), nextAtMs: nextAt === null ? null : Number(nextAt) };
   }
 
   /**
-   * Frees slots and tells each endpoint's circuit what the attempt showed, hands freed slots to
-   * their successors where the endpoint may have the request now, then grants up to `want` slots
-   * as `take` does. Returns the grants, the circuits that changed state and the successors
-   * handed a slot (RELEASE in gate-scripts.ts).
+   * Frees slots and tells each endpoint's circuit what the attempt showed, then grants up to
+   * `want` slots as `take` does. Returns the grants and the circuits that changed state.
    */
-  async release(releases: readonly SlotRelease[], want = 0, now = Date.now(), successors = false): Promise<Released> {
-    const result: Released = { grants: [], changes: [], handedOver: new Map() };
+  async release(releases: readonly SlotRelease[], want = 0, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[] }> {
+    const result: { grants: Grant[]; changes: CircuitChange[] } = { grants: [], changes: [] };
     const config = this.config;
     for (let start = 0; start < releases.length; start += CHUNK) {
       const last = start + CHUNK >= releases.length;
-      const args = releases
-        .slice(start, start + CHUNK)
-        .flatMap((release) => [
-          release.endpointId,
-          release.deliveryId,
-          release.verdict,
-          release.holdUntilMs ?? 0,
-          release.successor?.deliveryId ?? '',
-          release.successor?.handOver ? 1 : 0,
-        ]);
-      const [grants, changes, handed] = await this.redis.ohGateRelease(
+      const args = releases.slice(start, start + CHUNK).flatMap((release) => [release.endpointId, release.deliveryId, release.verdict, release.holdUntilMs ?? 0]);
+      const [grants, changes] = await this.redis.ohGateRelease(
         this.prefix,
         now,
         this.cap,
@@ -173,12 +129,10 @@ export class DeliveryGate implements OnApplicationShutdown {
         last ? want : 0,
         this.cap,
         this.slotTtlMs,
-        successors ? this.successorTtlMs : 0,
         ...args,
       );
       result.grants.push(...grantsOf(grants));
       result.changes.push(...changesOf(changes));
-      for (const [deliveryId, successor] of handed) result.handedOver.set(deliveryId, successor === '' ? null : successor);
     }
     return result;
   }
@@ -214,10 +168,10 @@ export class DeliveryGate implements OnApplicationShutdown {
     return this.redis.scard(`${this.prefix}:open`);
   }
 
-  /** What the gate holds for one endpoint: deliveries waiting (reserved successors among them), and slots taken. */
+  /** What the gate holds for one endpoint: deliveries waiting, and slots taken. */
   async backlog(endpointId: string): Promise<{ waiting: number; inFlight: number }> {
-    const [ready, reserved, inFlight] = await Promise.all(['ready', 'next', 'flight'].map((kind) => this.redis.zcard(`${this.prefix}:${kind}:${endpointId}`)));
-    return { waiting: ready + reserved, inFlight };
+    const [waiting, inFlight] = await Promise.all([this.redis.zcard(`${this.prefix}:ready:${endpointId}`), this.redis.zcard(`${this.prefix}:flight:${endpointId}`)]);
+    return { waiting, inFlight };
   }
 
   /**

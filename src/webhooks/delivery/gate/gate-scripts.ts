@@ -5,9 +5,6 @@
  * Keys, under `<REDIS_PREFIX>:wh` (ARGV[1]):
  * - `ready:<endpoint>`  ZSET  deliveries waiting for a slot, scored by when they are due (ms);
  * - `flight:<endpoint>` ZSET  deliveries holding a slot, scored by when the slot expires (ms);
- * - `next:<endpoint>`   ZSET  successors: deliveries reserved for a slot's next attempt, scored by
- *                             when the reservation expires (ms). They count towards no cap: one
- *                             is sent only once a release hands it its predecessor's slot;
  * - `ep:<endpoint>`     HASH  circuit `state` (closed | open | half_open), `failures` in a row,
  *                             `opened_at`, `next_probe_at`, `cooldown`, `probe` (the half-open
  *                             probe's delivery) and `hold_until` (a receiver's Retry-After);
@@ -43,17 +40,12 @@ end
 local function schedule(ep, cap, served)
   local first = redis.call('ZRANGE', key('ready', ep), 0, 0, 'WITHSCORES')
   if #first == 0 then
-    -- Nothing waits; slots and reservations still held are looked at again when they expire (a
-    -- worker that died).
+    -- Nothing waits; slots still held are looked at again when they expire (a worker that died).
     local slot = redis.call('ZRANGE', key('flight', ep), 0, 0, 'WITHSCORES')
-    local reserved = redis.call('ZRANGE', key('next', ep), 0, 0, 'WITHSCORES')
-    local at = nil
-    if #slot > 0 then at = tonumber(slot[2]) end
-    if #reserved > 0 and (not at or tonumber(reserved[2]) < at) then at = tonumber(reserved[2]) end
-    if not at then
+    if #slot == 0 then
       redis.call('ZREM', SCHED, ep)
     else
-      redis.call('ZADD', SCHED, at, ep)
+      redis.call('ZADD', SCHED, slot[2], ep)
     end
     return
   end
@@ -75,6 +67,11 @@ local function schedule(ep, cap, served)
     at = now + 1
     if #slot > 0 and tonumber(slot[2]) > at then at = tonumber(slot[2]) end
   end
+  -- A slot held past its expiry (its worker died) is freed at the endpoint's next visit, and
+  -- while it is held the sweep cannot offer its delivery: the visit comes no later than the
+  -- expiry, even when what waits is due later (a retry hours away).
+  local held = redis.call('ZRANGE', key('flight', ep), 0, 0, 'WITHSCORES')
+  if #held > 0 and tonumber(held[2]) < at then at = math.max(tonumber(held[2]), now) end
   if at > now then
     redis.call('ZADD', SCHED, at, ep)
   elseif served then
@@ -85,30 +82,11 @@ local function schedule(ep, cap, served)
   end
 end
 
--- Reserves the endpoint's next due delivery as a successor until now + successor_ttl, if one waits.
-local function reserve_successor(ep, successor_ttl)
-  local ids = redis.call('ZRANGEBYSCORE', key('ready', ep), '-inf', now, 'LIMIT', 0, 1)
-  if #ids == 0 then return '' end
-  redis.call('ZREM', key('ready', ep), ids[1])
-  redis.call('ZADD', key('next', ep), now + successor_ttl, ids[1])
-  return ids[1]
-end
-
--- Whether the endpoint may have one more request in flight now: its circuit closed, no run of
--- failures, no Retry-After holding it back, and a slot free under its cap.
-local function open_for_more(ep, cap)
-  local c = redis.call('HMGET', key('ep', ep), 'state', 'failures', 'hold_until')
-  if c[1] or c[2] or tonumber(c[3] or '0') > now then return false end
-  return redis.call('ZCARD', key('flight', ep)) < cap
-end
-
 -- Grants up to want slots, visiting endpoints in schedule order and giving each at most
--- quantum per visit. Expired slots and reservations (a worker that died) are freed first and
--- their deliveries made due again. An open circuit whose cool-down is over turns half-open and
--- grants one slot: the probe. With successor_ttl > 0, a slot of a healthy endpoint (closed, no
--- failures, not held) also gets a successor, while the endpoint has deliveries due beyond its
--- grants. Circuit changes are appended to changes.
-local function take_slots(cap, want, quantum, ttl, successor_ttl, changes)
+-- quantum per visit. Expired slots (a worker that died) are freed first and their deliveries
+-- made due again. An open circuit whose cool-down is over turns half-open and grants one slot:
+-- the probe. Circuit changes are appended to changes.
+local function take_slots(cap, want, quantum, ttl, changes)
   local granted = {}
   local visits = 0
   while #granted < want and visits < 1000 do
@@ -122,10 +100,6 @@ local function take_slots(cap, want, quantum, ttl, successor_ttl, changes)
       redis.call('ZREM', key('flight', ep), id)
       redis.call('ZADD', key('ready', ep), 'LT', now, id)
       if redis.call('HGET', epkey, 'probe') == id then redis.call('HDEL', epkey, 'probe') end
-    end
-    for _, id in ipairs(redis.call('ZRANGEBYSCORE', key('next', ep), '-inf', now)) do
-      redis.call('ZREM', key('next', ep), id)
-      redis.call('ZADD', key('ready', ep), 'LT', now, id)
     end
     local c = redis.call('HMGET', epkey, 'state', 'next_probe_at', 'hold_until', 'probe', 'failures')
     local state = c[1] or 'closed'
@@ -145,17 +119,12 @@ local function take_slots(cap, want, quantum, ttl, successor_ttl, changes)
     for _, id in ipairs(ids) do
       redis.call('ZREM', key('ready', ep), id)
       redis.call('ZADD', key('flight', ep), now + ttl, id)
-    end
-    local healthy = state == 'closed' and not c[5] and tonumber(c[3] or '0') <= now
-    for _, id in ipairs(ids) do
       local probe = 0
       if state == 'half_open' then
         redis.call('HSET', epkey, 'probe', id)
         probe = 1
       end
-      local successor = ''
-      if successor_ttl > 0 and healthy then successor = reserve_successor(ep, successor_ttl) end
-      table.insert(granted, { ep, id, probe, successor })
+      table.insert(granted, { ep, id, probe })
     end
     schedule(ep, cap, #ids > 0)
   end
@@ -172,8 +141,7 @@ end
  * enqueue(P, now, cap, [endpoint, delivery, due]...): adds deliveries to their endpoints' ready
  * sets unless holding a slot (the sweep may offer one twice); one already waiting keeps the
  * earlier of its due times (a retry-now brings it forward, an offer of a later time changes
- * nothing), and a reserved successor offered again (its worker gives it back) waits again.
- * Reschedules the endpoints, and tells the workers when something is due now.
+ * nothing). Reschedules the endpoints, and tells the workers when something is due now.
  * Returns how many were added.
  */
 export const ENQUEUE = `${COMMON}
@@ -184,7 +152,6 @@ local touched = {}
 for i = 4, #ARGV, 3 do
   local ep, id, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   if not redis.call('ZSCORE', key('flight', ep), id) then
-    redis.call('ZREM', key('next', ep), id)
     added = added + redis.call('ZADD', key('ready', ep), 'LT', due, id)
     if due <= now then due_now = true end
   end
@@ -196,14 +163,13 @@ return added
 `;
 
 /**
- * take(P, now, cap, want, quantum, slotTtl, successorTtl): grants up to `want` slots (take_slots),
- * with successors when `successorTtl` > 0.
- * Returns { {endpoint, delivery, probe, successor or ''}... }, { {endpoint, new state}... }, next score or false.
+ * take(P, now, cap, want, quantum, slotTtl): grants up to `want` slots (take_slots).
+ * Returns { {endpoint, delivery, probe}... }, { {endpoint, new state}... }, next score or false.
  */
 export const TAKE = `${COMMON}
-local cap, want, quantum, ttl, successor_ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local cap, want, quantum, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local changes = {}
-local granted = take_slots(cap, want, quantum, ttl, successor_ttl, changes)
+local granted = take_slots(cap, want, quantum, ttl, changes)
 local first = redis.call('ZRANGE', SCHED, 0, 0, 'WITHSCORES')
 local next_at = false
 if #first > 0 then next_at = first[2] end
@@ -211,32 +177,21 @@ return { granted, changes, next_at }
 `;
 
 /**
- * release(P, now, cap, threshold, cooldown, maxCooldown, want, quantum, slotTtl, successorTtl,
- *         [endpoint, delivery, verdict, holdUntil, successor, handOver]...):
- * frees the slots and feeds the circuits, then hands slots to successors, then takes up to
- * `want` slots for the caller as take does (one round trip where a busy worker would otherwise
- * make two). `up`: the receiver answered below 500, which closes the circuit and ends a run of
- * failures; `down`: a 5xx, timeout or connection failure, which lengthens the run and at
- * `threshold` opens the circuit (a failed probe reopens it with twice the cool-down, at most
- * `maxCooldown`); `none`: no request was made. `holdUntil` > 0 holds the endpoint back until then
- * (a Retry-After).
- *
- * A slot's `successor` (or '') is the delivery reserved for its next attempt. With `handOver`
- * 1 (its worker has leased it), the freed slot passes to it if take would grant the endpoint a
- * slot now (open_for_more, after every verdict of this call), and if no other endpoint waits
- * for the caller's room (`want`): it gets a successor of its own. Refused, it stays reserved
- * until its worker offers it again (enqueue) or the reservation expires. With `handOver` 0 the
- * reservation is dropped: the worker does with the delivery what a failed lease calls for.
- * Returns { {endpoint, delivery, probe, successor}... } granted, { {endpoint, new state}... },
- * and { {successor handed the slot, its own successor or ''}... }.
+ * release(P, now, cap, threshold, cooldown, maxCooldown, want, quantum, slotTtl, [endpoint, delivery, verdict, holdUntil]...):
+ * frees the slots and feeds the circuits, then takes up to `want` slots for the caller as take
+ * does (one round trip where a busy worker would otherwise make two). `up`: the receiver answered below 500, which closes
+ * the circuit and ends a run of failures; `down`: a 5xx, timeout or connection failure, which
+ * lengthens the run and at `threshold` opens the circuit (a failed probe reopens it with twice
+ * the cool-down, at most `maxCooldown`); `none`: no request was made. `holdUntil` > 0 holds the
+ * endpoint back until then (a Retry-After). Returns { {endpoint, delivery, probe}... } granted and
+ * { {endpoint, new state}... }.
  */
 export const RELEASE = `${COMMON}
 local cap, threshold, cooldown, max_cooldown = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local want, quantum, ttl, successor_ttl = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local want, quantum, ttl = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 local changes = {}
 local touched = {}
-local successors = {}
-for i = 11, #ARGV, 6 do
+for i = 10, #ARGV, 4 do
   local ep, id, verdict, hold = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local epkey = key('ep', ep)
   redis.call('ZREM', key('flight', ep), id)
@@ -264,7 +219,6 @@ for i = 11, #ARGV, 6 do
   end
   if hold > now and hold > tonumber(c[4] or '0') then redis.call('HSET', epkey, 'hold_until', hold) end
   touched[ep] = true
-  if ARGV[i + 4] ~= '' then table.insert(successors, { ep, ARGV[i + 4], ARGV[i + 5] == '1' }) end
 end
 for ep in pairs(touched) do
   local epkey = key('ep', ep)
@@ -273,22 +227,7 @@ for ep in pairs(touched) do
   if not c[1] and not c[2] and tonumber(c[3] or '0') <= now then redis.call('DEL', epkey) end
   schedule(ep, cap, false)
 end
-local handed = {}
-local waiting = redis.call('ZCOUNT', SCHED, '-inf', now)
-for _, s in ipairs(successors) do
-  local ep, id, hand_over = s[1], s[2], s[3]
-  if not hand_over then
-    redis.call('ZREM', key('next', ep), id)
-  elseif redis.call('ZSCORE', key('next', ep), id) and open_for_more(ep, cap) and #handed + waiting <= want then
-    redis.call('ZREM', key('next', ep), id)
-    redis.call('ZADD', key('flight', ep), now + ttl, id)
-    local successor = ''
-    if successor_ttl > 0 then successor = reserve_successor(ep, successor_ttl) end
-    table.insert(handed, { id, successor })
-    schedule(ep, cap, false)
-  end
-end
 local granted = {}
-if want > #handed then granted = take_slots(cap, want - #handed, quantum, ttl, successor_ttl, changes) end
-return { granted, changes, handed }
+if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes) end
+return { granted, changes }
 `;
