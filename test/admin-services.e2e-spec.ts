@@ -41,6 +41,14 @@ describe('admin services (e2e)', () => {
     expect(await failure(() => tenants.create({ name: ' ' }))).toMatchObject({ detailKey: 'errors.common.validation.invalid_input', field: 'name' });
   });
 
+  it('keeps slugs apart from company ids, so X-OH-Tenant names one company: a slug of that form is refused, and none is derived', async () => {
+    const other = await tenants.create({ name: 'Other' });
+    expect(await failure(() => tenants.create({ name: 'Z', slug: other.id }))).toMatchObject({ detailKey: 'errors.common.validation.invalid_input', field: 'slug' });
+    expect(await failure(() => tenants.create({ name: 'Z', slug: randomUUID() }))).toMatchObject({ detailKey: 'errors.common.validation.invalid_input', field: 'slug' });
+    const named = await tenants.create({ name: other.id });
+    expect(named.slug).toBe(`company-${other.id}`);
+  });
+
   it('refuses a taken slug with slug_taken', async () => {
     const slug = `taken-${randomUUID().slice(0, 8)}`;
     await tenants.create({ name: 'First', slug });

@@ -7,6 +7,7 @@ import { isScope } from '../catalog/scopes.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { checkedName } from '../validation/names.js';
+import { isUuid } from '../validation/uuid.pipe.js';
 import { TenantData } from './tenant-data.js';
 import { Tenant } from './tenant.entity.js';
 import { User } from './user.entity.js';
@@ -38,6 +39,10 @@ export class TenantsService {
     }
     if (input.slug !== undefined && !SLUG.test(input.slug)) {
       throw new DomainException('InvalidInput', 'slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit', { field: 'slug' });
+    }
+    // X-OH-Tenant names a company by its slug or its id: a slug of an id's form could name two.
+    if (input.slug !== undefined && isUuid(input.slug)) {
+      throw new DomainException('InvalidInput', 'slug must not have the form of a company id (X-OH-Tenant takes either)', { field: 'slug' });
     }
     const name = checkedName(input.name);
     const base = input.slug ?? slugify(name);
@@ -119,5 +124,6 @@ function slugify(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 56)
     .replace(/-+$/, '');
+  if (isUuid(slug)) return `company-${slug}`;
   return slug || 'company';
 }
