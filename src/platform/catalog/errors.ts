@@ -142,7 +142,7 @@ export const Errors = {
     'errors.integrations.webhooks.url_not_publicly_routable',
     422,
     'validation',
-    'Webhook URL must be https:// and resolve to a public address',
+    'Webhook URL must be https:// with a host name that resolves to a public address',
     'url_not_publicly_routable',
   ),
   WebhookUnknownEventType: def(
