@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EVENT_TYPES, type EventData } from '../src/platform/catalog/event-types.js';
+import { EVENT_TYPES, type EventData, type EventType } from '../src/platform/catalog/event-types.js';
 import { EventDataCheck } from '../src/platform/events/event-data-check.js';
 import { EventDataMismatch, EventPublisher } from '../src/platform/events/event-publisher.service.js';
 import { TenantData } from '../src/platform/tenancy/tenant-data.js';
@@ -49,6 +49,33 @@ describe('EventPublisher: typed, checked event data', () => {
 
   it('has, for every catalogue type, example data that its schema accepts (the data test events send)', async () => {
     for (const type of EVENT_TYPES) expect([type, await check.fault(type, await check.example(type))]).toEqual([type, null]);
+  });
+
+  it('gives each type of a readable resource example data in the state the type names, its tied members with it', async () => {
+    const example = async (type: EventType) => (await check.example(type)) as unknown as Record<string, unknown>;
+    // A resource's own example is the state its records start in: nothing a later state sets.
+    expect(await example('fin.invoice.created')).toMatchObject({ status: 'draft', number: null, issued_at: null, voided_at: null, paid_minor: 0 });
+    expect(await example('hr.employee.created')).toMatchObject({ employment_status: 'active', end_date: null });
+    expect(await example('hr.leave_request.created')).toMatchObject({ status: 'pending', decided_at: null });
+    expect(await example('hr.timesheet.created')).toMatchObject({ status: 'draft', submitted_at: null, approved_at: null });
+    expect(await example('support.ticket.created')).toMatchObject({ status: 'new', solved_at: null });
+    expect(await example('fm.work_order.created')).toMatchObject({ status: 'open', completed_at: null });
+
+    const paid = await example('fin.invoice.paid');
+    expect(paid).toMatchObject({ status: 'paid', number: expect.stringMatching(/^INV-2026-\d{6}$/), issued_at: expect.any(String), balance_minor: 0, voided_at: null });
+    expect(paid.paid_minor).toBe(paid.total_minor);
+    const voided = await example('fin.invoice.voided');
+    expect(voided).toMatchObject({ status: 'void', number: expect.any(String), issued_at: expect.any(String), voided_at: expect.any(String), paid_minor: 0, balance_minor: 0 });
+    expect(await example('fm.work_order.completed')).toMatchObject({ status: 'completed', completed_at: expect.any(String) });
+    expect(await example('hr.employee.terminated')).toMatchObject({ employment_status: 'terminated', end_date: expect.any(String) });
+    expect(await example('hr.leave_request.approved')).toMatchObject({ status: 'approved', decided_at: expect.any(String) });
+    expect(await example('hr.leave_request.rejected')).toMatchObject({ status: 'rejected', decided_at: expect.any(String) });
+    expect(await example('hr.leave_request.cancelled')).toMatchObject({ status: 'cancelled' });
+    expect(await example('hr.timesheet.submitted')).toMatchObject({ status: 'submitted', submitted_at: expect.any(String), approved_at: null });
+    expect(await example('hr.timesheet.approved')).toMatchObject({ status: 'approved', submitted_at: expect.any(String), approved_at: expect.any(String) });
+    expect(await example('hr.timesheet.rejected')).toMatchObject({ status: 'rejected', submitted_at: expect.any(String), approved_at: null });
+    expect(await example('support.ticket.solved')).toMatchObject({ status: 'solved', solved_at: expect.any(String) });
+    expect(await example('support.ticket.closed')).toMatchObject({ status: 'closed', solved_at: expect.any(String) });
   });
 });
 

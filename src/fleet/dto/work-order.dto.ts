@@ -55,7 +55,7 @@ export class WorkOrderDto {
   @ApiProperty({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.', example: 'EUR' })
   currency: string;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set exactly when status is `completed`.' })
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'Set exactly when status is `completed`.' })
   completed_at: string | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -33,7 +33,7 @@ export class EmployeeDto {
   @ApiProperty({ format: 'date', description: 'First day of employment (YYYY-MM-DD).' })
   start_date: string;
 
-  @ApiProperty({ type: String, format: 'date', nullable: true, description: 'Last day of employment; set when terminated or for a fixed-term contract.' })
+  @ApiProperty({ type: String, format: 'date', nullable: true, example: null, description: 'Last day of employment; set when terminated or for a fixed-term contract.' })
   end_date: string | null;
 
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The employee this one reports to.' })

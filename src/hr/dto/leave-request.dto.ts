@@ -27,7 +27,7 @@ export class LeaveRequestDto {
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The employee who decided, once decided.' })
   approver_id: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When it was approved or rejected; null while pending.' })
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When it was approved or rejected; null while pending.' })
   decided_at: string | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -27,10 +27,10 @@ export class TimesheetDto {
   @ApiProperty({ enum: TIMESHEET_STATUSES })
   status: TimesheetStatus;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Null exactly while the timesheet is a draft.' })
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'Null exactly while the timesheet is a draft.' })
   submitted_at: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set exactly when status is `approved`.' })
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'Set exactly when status is `approved`.' })
   approved_at: string | null;
 
   @ApiProperty({ format: 'date-time' })

@@ -16,6 +16,11 @@ export interface EventDefinition {
   /** The OpenAPI component `data` follows. */
   readonly data: DataComponent;
   readonly dataSchema: JsonSchema;
+  /**
+   * What a test event of this type sets over its component's example, which shows a record in
+   * the state it starts in: the state the type names, and the members tied to it.
+   */
+  readonly example?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -26,13 +31,20 @@ type DataComponent = EventDataSchemaName | `${string}Dto`;
 
 const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
-const event = <const D extends DataComponent>(scope: Scope, data: D, description: string, personalData = false) => ({
+const event = <const D extends DataComponent>(scope: Scope, data: D, description: string, personalData = false, example?: Record<string, unknown>) => ({
   scope,
   personalData,
   description,
   data,
   dataSchema: componentRef(data),
+  ...(example ? { example } : {}),
 });
+
+/** Times and an invoice number for examples of records past their first state (a component's own example shows 2026-05-16T09:30). */
+const LATER = '2026-05-20T08:00:00.000000Z';
+const ISSUED = { number: 'INV-2026-000042', issued_at: '2026-05-16T10:00:00.000000Z' };
+/** The invoice example's total (InvoiceDto): a paid invoice has paid all of it. */
+const INVOICE_TOTAL_MINOR = 21420;
 
 /** An event without a read endpoint: only `int:*` keys may subscribe. */
 const unlisted = <const D extends EventDataSchemaName>(data: D, description: string, personalData: boolean) => event(Scope.All, data, description, personalData);
@@ -40,8 +52,13 @@ const unlisted = <const D extends EventDataSchemaName>(data: D, description: str
 export const EventCatalog = {
   'fin.invoice.created': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was created. data: the Invoice.'),
   'fin.invoice.updated': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was changed. data: the Invoice.'),
-  'fin.invoice.voided': event(Scope.FinInvoicesRead, 'InvoiceDto', 'An issued invoice was voided. data: the Invoice.'),
-  'fin.invoice.paid': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A payment settled an invoice in full. data: the Invoice.'),
+  'fin.invoice.voided': event(Scope.FinInvoicesRead, 'InvoiceDto', 'An issued invoice was voided. data: the Invoice.', false, { ...ISSUED, status: 'void', voided_at: LATER, balance_minor: 0 }),
+  'fin.invoice.paid': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A payment settled an invoice in full. data: the Invoice.', false, {
+    ...ISSUED,
+    status: 'paid',
+    paid_minor: INVOICE_TOTAL_MINOR,
+    balance_minor: 0,
+  }),
 
   // Fleet. Vehicles name their assigned driver and fuel logs their driver and the place of
   // refuelling: driver and location data, so personal. Work orders name no person.
@@ -50,7 +67,7 @@ export const EventCatalog = {
   'fm.vehicle.deleted': event(Scope.FmVehiclesRead, 'VehicleDto', 'A vehicle was removed from the fleet. data: the Vehicle as last stored.', true),
   'fm.work_order.created': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was opened. data: the Work order.'),
   'fm.work_order.updated': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order changed. data: the Work order.'),
-  'fm.work_order.completed': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was completed. data: the Work order.'),
+  'fm.work_order.completed': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was completed. data: the Work order.', false, { status: 'completed', completed_at: LATER }),
   'fm.work_order.deleted': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was deleted. data: the Work order as last stored.'),
   'fm.fuel_log.created': event(Scope.FmFuelLogsRead, 'FuelLogDto', 'A fuel log was recorded (manual, fuel card, import or detected refuel). data: the Fuel log.', true),
   'fm.fuel_log.updated': event(Scope.FmFuelLogsRead, 'FuelLogDto', 'A fuel log changed. data: the Fuel log.', true),
@@ -59,24 +76,31 @@ export const EventCatalog = {
   // HR: every record identifies an employee, so every type is personal.
   'hr.employee.created': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employee was added. data: the Employee.', true),
   'hr.employee.updated': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employee record changed. data: the Employee.', true),
-  'hr.employee.terminated': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employment ended (status terminated, end_date set). data: the Employee.', true),
+  'hr.employee.terminated': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employment ended (status terminated, end_date set). data: the Employee.', true, {
+    employment_status: 'terminated',
+    end_date: '2026-06-30',
+  }),
   'hr.employee.deleted': event(Scope.HrEmployeesRead, 'EmployeeDto', 'An employee record was deleted. data: the Employee as last stored.', true),
   'hr.leave_request.created': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was submitted. data: the Leave request.', true),
   'hr.leave_request.updated': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request changed. data: the Leave request.', true),
-  'hr.leave_request.approved': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was approved. data: the Leave request.', true),
-  'hr.leave_request.rejected': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was rejected. data: the Leave request.', true),
-  'hr.leave_request.cancelled': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was cancelled. data: the Leave request.', true),
+  'hr.leave_request.approved': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was approved. data: the Leave request.', true, { status: 'approved', decided_at: LATER }),
+  'hr.leave_request.rejected': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was rejected. data: the Leave request.', true, { status: 'rejected', decided_at: LATER }),
+  'hr.leave_request.cancelled': event(Scope.HrLeaveRequestsRead, 'LeaveRequestDto', 'A leave request was cancelled. data: the Leave request.', true, { status: 'cancelled' }),
   'hr.timesheet.created': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was started. data: the Timesheet.', true),
   'hr.timesheet.updated': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet changed. data: the Timesheet.', true),
-  'hr.timesheet.submitted': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was submitted for approval. data: the Timesheet.', true),
-  'hr.timesheet.approved': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was approved. data: the Timesheet.', true),
-  'hr.timesheet.rejected': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was rejected. data: the Timesheet.', true),
+  'hr.timesheet.submitted': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was submitted for approval. data: the Timesheet.', true, { status: 'submitted', submitted_at: LATER }),
+  'hr.timesheet.approved': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was approved. data: the Timesheet.', true, {
+    status: 'approved',
+    submitted_at: LATER,
+    approved_at: LATER,
+  }),
+  'hr.timesheet.rejected': event(Scope.HrTimesheetsRead, 'TimesheetDto', 'A timesheet was rejected. data: the Timesheet.', true, { status: 'rejected', submitted_at: LATER }),
 
   // Support: a ticket carries its requester's name and e-mail address and the assignee.
   'support.ticket.created': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket was opened. data: the Ticket.', true),
   'support.ticket.updated': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket changed (status, priority, assignee). data: the Ticket.', true),
-  'support.ticket.solved': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket was solved. data: the Ticket.', true),
-  'support.ticket.closed': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket was closed. data: the Ticket.', true),
+  'support.ticket.solved': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket was solved. data: the Ticket.', true, { status: 'solved', solved_at: LATER }),
+  'support.ticket.closed': event(Scope.SupportTicketsRead, 'TicketDto', 'A ticket was closed. data: the Ticket.', true, { status: 'closed', solved_at: LATER }),
 
   // Documents: metadata only, but the owner may be an employee and file names often carry
   // people's names (contracts, licences), so treated as personal.

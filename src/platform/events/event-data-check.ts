@@ -4,7 +4,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { EVENT_DATA_SCHEMAS, type JsonSchema } from '../catalog/event-data-schemas.js';
-import { type EventData, EventCatalog, type EventType } from '../catalog/event-types.js';
+import { type EventData, EventCatalog, type EventDefinition, type EventType } from '../catalog/event-types.js';
 import { quietNestApplication } from '../logging/nest-logger.js';
 import { exampleFor } from '../openapi/openapi-examples.js';
 
@@ -40,10 +40,14 @@ export class EventDataCheck {
     return error ? `data${error.instancePath} ${error.message}` : 'data does not match';
   }
 
-  /** Data that matches the schema of `type`, built from the schema's examples. */
+  /**
+   * Data that matches the schema of `type`, built from the schema's examples, in the state the
+   * type names (the catalogue entry's `example`).
+   */
   async example<T extends EventType>(type: T): Promise<EventData<T>> {
     const components = await this.schemas();
-    return exampleFor(EventCatalog[type].dataSchema, components) as EventData<T>;
+    const definition: EventDefinition = EventCatalog[type];
+    return { ...(exampleFor(definition.dataSchema, components) as object), ...definition.example } as EventData<T>;
   }
 
   private async validator(type: EventType): Promise<ValidateFunction> {

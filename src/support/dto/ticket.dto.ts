@@ -36,7 +36,7 @@ export class TicketDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'First agent reply; null while none.' })
   first_response_at: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set exactly when status is `solved` or `closed`.' })
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'Set exactly when status is `solved` or `closed`.' })
   solved_at: string | null;
 
   @ApiProperty({ format: 'date-time' })

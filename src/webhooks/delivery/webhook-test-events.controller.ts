@@ -25,7 +25,7 @@ export class WebhookTestEventsController {
     summary: 'Send a test event to a webhook endpoint',
     description:
       'Queues a delivery of a new event of `event_type` (default: the endpoint\'s first subscribed type, `fin.invoice.created` for ' +
-      '`["*"]`) whose `data` is the catalogue\'s example for the type. The envelope carries `"test": true` (before `data`), so a ' +
+      '`["*"]`) whose `data` is the catalogue\'s example for the type, in the state the type names (a `fin.invoice.paid` test event carries a paid invoice). The envelope carries `"test": true` (before `data`), so a ' +
       'receiver can tell it from a real event. The delivery is signed, attempted, retried and listed like any other; it goes to this ' +
       'endpoint alone and the event is not in the events feed. Shares the replay limit (60 per minute per key).',
   })
