@@ -39,13 +39,16 @@ end
 -- it moves on.
 local function schedule(ep, cap, served)
   local first = redis.call('ZRANGE', key('ready', ep), 0, 0, 'WITHSCORES')
+  -- The slot that expires first: a worker that died holding it is found when it does.
+  local slot = redis.call('ZRANGE', key('flight', ep), 0, 0, 'WITHSCORES')
+  local expiry = nil
+  if #slot > 0 then expiry = tonumber(slot[2]) end
   if #first == 0 then
-    -- Nothing waits; slots still held are looked at again when they expire (a worker that died).
-    local slot = redis.call('ZRANGE', key('flight', ep), 0, 0, 'WITHSCORES')
-    if #slot == 0 then
+    -- Nothing waits; slots still held are looked at again when they expire.
+    if not expiry then
       redis.call('ZREM', SCHED, ep)
     else
-      redis.call('ZADD', SCHED, slot[2], ep)
+      redis.call('ZADD', SCHED, expiry, ep)
     end
     return
   end
@@ -63,15 +66,13 @@ local function schedule(ep, cap, served)
   if busy and at <= now then
     -- Until a slot frees: its release reschedules; the earliest slot expiry is the fallback
     -- for a worker that died holding it.
-    local slot = redis.call('ZRANGE', key('flight', ep), 0, 0, 'WITHSCORES')
     at = now + 1
-    if #slot > 0 and tonumber(slot[2]) > at then at = tonumber(slot[2]) end
+    if expiry and expiry > at then at = expiry end
   end
-  -- A slot held past its expiry (its worker died) is freed at the endpoint's next visit, and
-  -- while it is held the sweep cannot offer its delivery: the visit comes no later than the
-  -- expiry, even when what waits is due later (a retry hours away).
-  local held = redis.call('ZRANGE', key('flight', ep), 0, 0, 'WITHSCORES')
-  if #held > 0 and tonumber(held[2]) < at then at = math.max(tonumber(held[2]), now) end
+  -- A slot held past its expiry is freed at the endpoint's next visit, and while it is held the
+  -- sweep cannot offer its delivery: the visit comes no later than the expiry, even when what
+  -- waits is due later (a retry hours away).
+  if expiry and expiry < at then at = math.max(expiry, now) end
   if at > now then
     redis.call('ZADD', SCHED, at, ep)
   elseif served then
