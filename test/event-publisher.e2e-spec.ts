@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EVENT_TYPES, type EventData, type EventType } from '../src/platform/catalog/event-types.js';
+import { EventCatalog, EVENT_TYPES, type EventData, type EventType } from '../src/platform/catalog/event-types.js';
 import { EventDataCheck } from '../src/platform/events/event-data-check.js';
 import { EventDataMismatch, EventPublisher } from '../src/platform/events/event-publisher.service.js';
 import { TenantData } from '../src/platform/tenancy/tenant-data.js';
@@ -76,6 +76,74 @@ describe('EventPublisher: typed, checked event data', () => {
     expect(await example('hr.timesheet.rejected')).toMatchObject({ status: 'rejected', submitted_at: expect.any(String), approved_at: null });
     expect(await example('support.ticket.solved')).toMatchObject({ status: 'solved', solved_at: expect.any(String) });
     expect(await example('support.ticket.closed')).toMatchObject({ status: 'closed', solved_at: expect.any(String) });
+  });
+
+  it('gives each type without a read endpoint example data in the state the type names, its tied members with it', async () => {
+    const example = async (type: EventType) => (await check.example(type)) as unknown as Record<string, unknown>;
+    const time = expect.stringMatching(/^2026-\d\d-\d\dT/);
+    // The first type of each record shows it as it starts: nothing a later state sets.
+    expect(await example('compliance.whistleblowing_report.received')).toMatchObject({ status: 'received', acknowledged_at: null, closed_at: null, outcome: null });
+    expect(await example('compliance.pay_transparency_request.received')).toMatchObject({ status: 'received', answered_at: null });
+    expect(await example('compliance.training.assigned')).toMatchObject({ status: 'assigned', completed_at: null });
+    expect(await example('compliance.incident.reported')).toMatchObject({ status: 'reported', resolved_at: null });
+    expect(await example('compliance.audit.scheduled')).toMatchObject({ status: 'scheduled', completed_at: null, findings_count: null });
+    expect(await example('compliance.data_subject_request.received')).toMatchObject({ status: 'received', completed_at: null });
+    expect(await example('einvoice.document.created')).toMatchObject({ status: 'created', validation_errors: [] });
+    expect(await example('datev.export.requested')).toMatchObject({ status: 'requested', record_count: null, file_size_bytes: null, failure_reason: null, completed_at: null });
+    expect(await example('dashcam.video.requested')).toMatchObject({ status: 'requested', size_bytes: null, uploaded_at: null, deleted_at: null });
+    expect(await example('esign.envelope.created')).toMatchObject({ status: 'draft', sent_at: null, completed_at: null, signers: [{ status: 'pending', signed_at: null }] });
+
+    expect(await example('identity.user.deactivated')).toMatchObject({ status: 'deactivated' });
+    expect(await example('compliance.whistleblowing_report.acknowledged')).toMatchObject({ status: 'acknowledged', acknowledged_at: time, closed_at: null, outcome: null });
+    expect(await example('compliance.whistleblowing_report.closed')).toMatchObject({ status: 'closed', acknowledged_at: time, closed_at: time, outcome: 'substantiated' });
+    expect(await example('compliance.pay_transparency_request.answered')).toMatchObject({ status: 'answered', answered_at: time });
+    expect(await example('compliance.training.completed')).toMatchObject({ status: 'completed', completed_at: time });
+    expect(await example('compliance.incident.resolved')).toMatchObject({ status: 'resolved', resolved_at: time });
+    expect(await example('compliance.audit.completed')).toMatchObject({ status: 'completed', completed_at: time, findings_count: expect.any(Number) });
+    expect(await example('compliance.data_subject_request.completed')).toMatchObject({ status: 'completed', completed_at: time });
+    expect(await example('einvoice.document.validated')).toMatchObject({ status: 'valid', validation_errors: [] });
+    expect(await example('einvoice.document.validation_failed')).toMatchObject({ status: 'invalid', validation_errors: [{ code: expect.any(String) }] });
+    expect(await example('einvoice.document.received')).toMatchObject({ status: 'received', direction: 'inbound', invoice_id: null });
+    expect(await example('datev.export.started')).toMatchObject({ status: 'running', completed_at: null });
+    expect(await example('datev.export.completed')).toMatchObject({ status: 'completed', record_count: expect.any(Number), file_size_bytes: expect.any(Number), completed_at: time });
+    expect(await example('datev.export.failed')).toMatchObject({ status: 'failed', failure_reason: expect.any(String), completed_at: null });
+    expect(await example('tachograph.driver_card.downloaded')).toMatchObject({ source: 'driver_card', status: 'downloaded', driver_id: expect.any(String), vehicle_id: null });
+    expect(await example('tachograph.vehicle_unit.downloaded')).toMatchObject({ source: 'vehicle_unit', status: 'downloaded', driver_id: null, vehicle_id: expect.any(String) });
+    expect(await example('tachograph.file.processed')).toMatchObject({ status: 'processed', activity_start_at: time, activity_end_at: time, failure_reason: null });
+    expect(await example('tachograph.file.failed')).toMatchObject({ status: 'failed', failure_reason: expect.any(String), activity_start_at: null });
+    expect(await example('tachograph.company_card.expiring')).toMatchObject({ type: 'company', holder_driver_id: null });
+    expect(await example('dashcam.collision.detected')).toMatchObject({ type: 'collision' });
+    expect(await example('dashcam.video.deleted')).toMatchObject({ status: 'deleted', uploaded_at: time, deleted_at: time });
+    const signed = await example('esign.envelope.signed');
+    expect(signed).toMatchObject({ status: 'sent', sent_at: time, completed_at: null, signers: [{ status: 'signed', signed_at: time }, { status: 'pending', signed_at: null }] });
+    expect(await example('esign.envelope.completed')).toMatchObject({ status: 'completed', completed_at: time, signers: [{ status: 'signed' }, { status: 'signed' }] });
+    expect(await example('esign.envelope.declined')).toMatchObject({ status: 'declined', signers: [{ status: 'declined', signed_at: null }] });
+  });
+
+  it('names, in every example whose record has a status, the status its type ends in where that is one', async () => {
+    const { components } = (await api.http.get('/v1/openapi.json').expect(200)).body;
+    let named = 0;
+    for (const type of EVENT_TYPES) {
+      const component = EventCatalog[type].data;
+      const statuses: string[] = components.schemas[component].properties.status?.enum ?? [];
+      const action = type.split('.').at(-1)!;
+      if (!statuses.includes(action)) continue;
+      named += 1;
+      expect([type, ((await check.example(type)) as unknown as Record<string, unknown>).status]).toEqual([type, action]);
+    }
+    expect(named).toBeGreaterThan(30);
+  });
+
+  it('dates every example after its last change, and gives a record inside a record an id of its own', async () => {
+    for (const type of EVENT_TYPES) {
+      const data = (await check.example(type)) as unknown as Record<string, unknown>;
+      const times = (JSON.stringify(data).match(/\d{4}-\d\d-\d\dT[\d:.]+Z/g) ?? []).filter((t) => t !== data.expires_at);
+      expect([type, [...times].sort().at(-1)]).toEqual([type, data.updated_at]);
+    }
+    const invoice = await check.example('fin.invoice.created');
+    expect(invoice.lines[0].id).not.toBe(invoice.id);
+    const envelope = await check.example('esign.envelope.signed');
+    expect(new Set([envelope.id, ...envelope.signers.map((one) => one.id)]).size).toBe(3);
   });
 });
 

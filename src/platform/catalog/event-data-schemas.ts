@@ -19,8 +19,17 @@ const number = (description?: string) => ({ type: 'number' as const, ...about(de
 const bool = (description?: string) => ({ type: 'boolean' as const, ...about(description) });
 const oneOf = <const V extends readonly string[]>(values: V, description?: string) => ({ type: 'string' as const, enum: values, ...about(description) });
 const list = <I extends object>(items: I, description?: string) => ({ type: 'array' as const, items, ...about(description) });
-/** OpenAPI 3.1 spells "or null" as a type list. */
-const orNull = <S extends { type: string }>(schema: S) => ({ ...schema, type: [schema.type, 'null'] as [S['type'], 'null'] });
+/** OpenAPI 3.1 spells "or null" as a type list; an enum must list null too, or it still refuses it. */
+const orNull = <S extends { type: string; enum?: readonly string[] }>(schema: S) => ({
+  ...schema,
+  type: [schema.type, 'null'] as [S['type'], 'null'],
+  ...(schema.enum ? { enum: [...schema.enum, null] } : {}),
+});
+/**
+ * A member a later state sets: null in the record's example, which shows it as it starts (the
+ * catalogue's per-type `example` sets it for the types that name such a state).
+ */
+const later = <S extends { type: string }>(schema: S) => ({ ...orNull(schema), examples: [null] });
 /** An object whose every member is required (null, where allowed, is spelled out). */
 const object = <P extends Record<string, object>>(properties: P, description?: string) => ({
   type: 'object' as const,
@@ -76,16 +85,16 @@ export const EVENT_DATA_SCHEMAS = {
     status: oneOf(['received', 'acknowledged', 'investigating', 'closed']),
     anonymous: bool('Whether the reporter stayed anonymous.'),
     received_at: timestamp(),
-    acknowledged_at: orNull(timestamp('Acknowledgement to the reporter (due within 7 days).')),
-    closed_at: orNull(timestamp()),
-    outcome: orNull(oneOf(['substantiated', 'unsubstantiated', 'withdrawn', 'referred'])),
+    acknowledged_at: later(timestamp('Acknowledgement to the reporter (due within 7 days).')),
+    closed_at: later(timestamp()),
+    outcome: later(oneOf(['substantiated', 'unsubstantiated', 'withdrawn', 'referred'])),
   }),
   PayTransparencyRequest: record('An employee’s request for pay information (EU Pay Transparency Directive 2023/970, art. 7).', {
     employee_id: id('The requesting employee.'),
     status: oneOf(['received', 'answered']),
     received_at: timestamp(),
     due_date: date('Answer due (two months after receipt).'),
-    answered_at: orNull(timestamp()),
+    answered_at: later(timestamp()),
   }),
   PayTransparencyReport: record('A published gender pay gap report (EU Pay Transparency Directive, art. 9).', {
     reporting_year: integer('Calendar year reported on.', 2000),
@@ -99,7 +108,7 @@ export const EVENT_DATA_SCHEMAS = {
     course_name: text(undefined, 'Anti-bribery basics'),
     status: oneOf(['assigned', 'completed', 'overdue']),
     due_date: date(),
-    completed_at: orNull(timestamp()),
+    completed_at: later(timestamp()),
   }),
   CompliancePolicy: record('A company policy version.', {
     title: text(undefined, 'Code of conduct'),
@@ -120,7 +129,7 @@ export const EVENT_DATA_SCHEMAS = {
     status: oneOf(['reported', 'investigating', 'resolved']),
     occurred_at: timestamp(),
     reported_at: timestamp(),
-    resolved_at: orNull(timestamp()),
+    resolved_at: later(timestamp()),
   }),
   ComplianceAudit: record('An internal or external audit.', {
     title: text(undefined, 'ISO 27001 surveillance audit'),
@@ -128,15 +137,15 @@ export const EVENT_DATA_SCHEMAS = {
     auditor_name: text('Auditing organisation.'),
     status: oneOf(['scheduled', 'completed']),
     scheduled_date: date(),
-    completed_at: orNull(timestamp()),
-    findings_count: orNull(integer('Findings, once completed.')),
+    completed_at: later(timestamp()),
+    findings_count: later(integer('Findings, once completed.')),
   }),
   DataSubjectRequest: record('A request under GDPR articles 15-21.', {
     type: oneOf(['access', 'rectification', 'erasure', 'restriction', 'portability', 'objection']),
     status: oneOf(['received', 'completed', 'rejected']),
     received_at: timestamp(),
     due_date: date('Answer due (one month after receipt).'),
-    completed_at: orNull(timestamp()),
+    completed_at: later(timestamp()),
   }),
   ComplianceCertification: record('A certification the company holds.', {
     name: text(undefined, 'ISO 9001'),
@@ -156,7 +165,8 @@ export const EVENT_DATA_SCHEMAS = {
     receiver_id: text('Receiver’s electronic address.', '9930:DE123456789'),
     total_minor: integer(),
     currency: text('ISO 4217.', 'EUR'),
-    validation_errors: list(object({ code: text(undefined, 'BR-DE-15'), message: text() }), 'Rule violations (status invalid or rejected).'),
+    // None while the document is valid; the types of a failed validation or a rejection list them.
+    validation_errors: { ...list(object({ code: text(undefined, 'BR-DE-15'), message: text() }), 'Rule violations (status invalid or rejected).'), examples: [[]] },
     status_changed_at: timestamp(),
   }),
   DatevExport: record('An export of bookings, master data or documents for a DATEV tax consultant.', {
@@ -166,10 +176,10 @@ export const EVENT_DATA_SCHEMAS = {
     consultant_number: text('DATEV consultant number.', '1234567'),
     client_number: text('DATEV client number.', '10042'),
     status: oneOf(['requested', 'running', 'completed', 'failed', 'cancelled', 'deleted']),
-    record_count: orNull(integer()),
-    file_size_bytes: orNull(integer()),
-    failure_reason: orNull(text()),
-    completed_at: orNull(timestamp()),
+    record_count: later(integer()),
+    file_size_bytes: later(integer()),
+    failure_reason: later(text()),
+    completed_at: later(timestamp()),
   }),
 
   TachographFile: record('A tachograph download (EU regulation 165/2014): a driver card or a vehicle unit.', {
@@ -179,9 +189,9 @@ export const EVENT_DATA_SCHEMAS = {
     file_name: text(undefined, 'C_20260516_1200_K_Mueller_DE12345678901234.DDD'),
     status: oneOf(['downloaded', 'processed', 'failed']),
     downloaded_at: timestamp(),
-    activity_start_at: orNull(timestamp()),
-    activity_end_at: orNull(timestamp()),
-    failure_reason: orNull(text()),
+    activity_start_at: later(timestamp()),
+    activity_end_at: later(timestamp()),
+    failure_reason: later(text()),
   }),
   TachographDownloadDue: record('A legally required download that is overdue (driver card every 28 days, vehicle unit every 90 days).', {
     subject: oneOf(['driver_card', 'vehicle_unit']),
@@ -232,9 +242,9 @@ export const EVENT_DATA_SCHEMAS = {
     status: oneOf(['requested', 'uploaded', 'deleted']),
     start_at: timestamp(),
     end_at: timestamp(),
-    size_bytes: orNull(integer()),
-    uploaded_at: orNull(timestamp()),
-    deleted_at: orNull(timestamp()),
+    size_bytes: later(integer()),
+    uploaded_at: later(timestamp()),
+    deleted_at: later(timestamp()),
   }),
   DashcamDevice: record('A dashcam device.', {
     serial_number: text(undefined, 'DC4-00921'),
@@ -255,12 +265,12 @@ export const EVENT_DATA_SCHEMAS = {
         name: text(undefined, 'Jana Keller'),
         email: text(undefined, 'jana.keller@example.com'),
         status: oneOf(['pending', 'viewed', 'signed', 'declined']),
-        signed_at: orNull(timestamp()),
+        signed_at: later(timestamp()),
       }),
     ),
-    sent_at: orNull(timestamp()),
-    completed_at: orNull(timestamp()),
-    expires_at: orNull(timestamp()),
+    sent_at: later(timestamp()),
+    completed_at: later(timestamp()),
+    expires_at: { ...orNull(timestamp('When unsigned signers can no longer sign.')), examples: ['2026-06-15T22:00:00.000000Z'] },
   }),
 } satisfies Record<string, JsonSchema>;
 

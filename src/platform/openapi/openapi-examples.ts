@@ -9,12 +9,12 @@ type Schema = Record<string, any>;
  * realistic values (no all-zero or Swagger's placeholder UUIDs, no 2^53−1 amounts taken from a
  * `maximum`). Ids are UUIDs derived from the member's name: stable across builds, distinct per member.
  */
-export function exampleFor(schema: Schema | undefined, schemas: Record<string, Schema>, name = 'id', seen: string[] = []): unknown {
+export function exampleFor(schema: Schema | undefined, schemas: Record<string, Schema>, name = 'id', seen: string[] = [], inRecord = false): unknown {
   if (!schema) return undefined;
   if (typeof schema.$ref === 'string') {
     const target = schema.$ref.replace('#/components/schemas/', '');
     if (seen.includes(target)) return undefined;
-    return exampleFor(schemas[target], schemas, name, [...seen, target]);
+    return exampleFor(schemas[target], schemas, name, [...seen, target], inRecord);
   }
   if (schema.example !== undefined) return schema.example;
   if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0];
@@ -23,7 +23,7 @@ export function exampleFor(schema: Schema | undefined, schemas: Record<string, S
   if (schema.default !== undefined) return schema.default;
   for (const combined of ['allOf', 'oneOf', 'anyOf'] as const) {
     if (!Array.isArray(schema[combined])) continue;
-    const parts = (schema[combined] as Schema[]).map((part) => exampleFor(part, schemas, name, seen)).filter((part) => part !== undefined && part !== null);
+    const parts = (schema[combined] as Schema[]).map((part) => exampleFor(part, schemas, name, seen, inRecord)).filter((part) => part !== undefined && part !== null);
     if (combined === 'allOf' && parts.every((part) => typeof part === 'object' && !Array.isArray(part))) return Object.assign({}, ...parts);
     return parts[0];
   }
@@ -32,13 +32,16 @@ export function exampleFor(schema: Schema | undefined, schemas: Record<string, S
     case 'object': {
       const example: Record<string, unknown> = {};
       for (const [member, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
-        const value = exampleFor(property, schemas, member, seen);
+        // A record's id inside another record is named for its member (an invoice's `lines` →
+        // `line_id`): it differs from its parent's, and equals a `<name>_id` that refers to it.
+        const named = member === 'id' && inRecord ? `${name.replace(/s$/, '')}_id` : member;
+        const value = exampleFor(property, schemas, named, seen, 'id' in (schema.properties ?? {}));
         if (value !== undefined) example[member] = value;
       }
       return example;
     }
     case 'array': {
-      const item = exampleFor(schema.items, schemas, name, seen);
+      const item = exampleFor(schema.items, schemas, name, seen, inRecord);
       return item === undefined ? [] : [item];
     }
     case 'string':
