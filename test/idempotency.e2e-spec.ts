@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
+import { IdempotencyStore } from '../src/platform/idempotency/idempotency.store.js';
 import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
@@ -436,5 +437,28 @@ describe('Idempotency-Key (e2e)', () => {
     expect(JSON.parse(row.response_body!).id).toBe(again.body.id);
     expect(row.expires_in_seconds).toBeGreaterThan(24 * 3600 - 60);
     expect(await executions()).toBe(2);
+  });
+
+  it("writes a claim's commit mark and its answer as heap-only updates: no index covers a member they set, and pages keep room", async () => {
+    const indexes: { name: string; definition: string }[] = await db.query(
+      `SELECT indexrelid::regclass::text AS name, pg_get_indexdef(indexrelid) AS definition FROM pg_index WHERE indrelid = 'idempotency_keys'::regclass`,
+    );
+    expect(indexes.length).toBeGreaterThanOrEqual(3);
+    for (const member of ['state', 'locked_at', 'updated_at', 'response_status', 'response_headers', 'response_body']) {
+      for (const { name, definition } of indexes) expect([member, name, new RegExp(`\\b${member}\\b`).test(definition)]).toEqual([member, name, false]);
+    }
+    const [{ reloptions }] = await db.query(`SELECT reloptions FROM pg_class WHERE oid = 'idempotency_keys'::regclass`);
+    expect(reloptions).toContain('fillfactor=70');
+
+    // The mark, in its transaction: PostgreSQL counts it as heap-only there.
+    const store = api.app.get(IdempotencyStore);
+    const outcome = await store.claim({ tenantId: session.tenant.id, apiKeyId: session.keyId, key: randomUUID(), method: 'POST', path: '/v1/test_events' }, 'a'.repeat(64));
+    if (outcome.kind !== 'claimed') throw new Error(`not claimed: ${outcome.kind}`);
+    const heapOnly = await db.transaction(async (manager) => {
+      await store.markCommitted(manager, outcome.claim);
+      const [{ n }] = await manager.query(`SELECT pg_stat_get_xact_tuples_hot_updated('idempotency_keys'::regclass) AS n`);
+      return Number(n);
+    });
+    expect(heapOnly).toBe(1);
   });
 });

@@ -77,11 +77,15 @@ const CLAIM_SQL = `
          AND k.locked_at <= clock_timestamp() - make_interval(secs => $9))
   RETURNING k.id`;
 
-/** Stores the answer (or that it is too large), where the claim is still this request's. */
+/**
+ * Stores the answer (or that it is too large), where the claim is still this request's. The key's
+ * 24 hours run from its claim: expires_at is indexed, and an update that changes no indexed
+ * column can be heap-only (migration idempotency-heap-only-marks).
+ */
 const FINISH_SQL = `
   UPDATE idempotency_keys
-     SET state = $3, response_status = $4, response_headers = $5, response_body = $6, response_body_ciphertext = $8,
-         updated_at = clock_timestamp(), expires_at = clock_timestamp() + make_interval(hours => $7)
+     SET state = $3, response_status = $4, response_headers = $5, response_body = $6, response_body_ciphertext = $7,
+         updated_at = clock_timestamp()
    WHERE id = $1 AND lock_token = $2`;
 
 /** locked_at restarts: the stale limit then counts the wait for the answer from the commit. */
@@ -111,7 +115,7 @@ export class IdempotencyStore implements OnModuleInit {
 
   private async newestSealedAnswers(limit: number): Promise<Buffer[]> {
     const rows: { response_body_ciphertext: Buffer }[] = await this.dataSource.query(
-      `SELECT response_body_ciphertext FROM idempotency_keys WHERE response_body_ciphertext IS NOT NULL ORDER BY updated_at DESC LIMIT $1`,
+      `SELECT response_body_ciphertext FROM idempotency_keys WHERE response_body_ciphertext IS NOT NULL ORDER BY created_at DESC LIMIT $1`,
       [limit],
     );
     return rows.map((row) => row.response_body_ciphertext);
@@ -240,7 +244,6 @@ export class IdempotencyStore implements OnModuleInit {
       status,
       headers === null ? null : JSON.stringify(headers),
       seal ? null : body,
-      IDEMPOTENCY_RETENTION_HOURS,
       seal ? this.cipher.seal(body) : null,
     ]);
   }
