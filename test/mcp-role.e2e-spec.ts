@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { runCli } from './support/cli.js';
 import { listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
 import { waitFor } from './support/wait-for.js';
@@ -56,5 +58,33 @@ describe('mcp role of dist/main.js (e2e)', () => {
     });
     expect((await fetch(`${base}/handshake`)).status).toBe(200);
     expect(main.child.exitCode).toBeNull();
+  });
+
+  it('logs a body its client abandons as the request it was, not as a failure of the server', async () => {
+    const tenant = (await runCli('tenant:create', '--name', 'Abandoned Bodies')).json as { id: string; slug: string };
+    const user = (await runCli('user:create', '--tenant', tenant.id, '--email', 'gone@example.test', '--permissions', 'support.tickets:read')).json.id as string;
+    const token = (await runCli('mcp-token:create', '--tenant', tenant.id, '--user', user, '--tools', '*')).json.token as string;
+    const { port } = new URL(base);
+    for (const [path, traceId] of [['/tools/call', 'a'.repeat(32)], ['/mcp', 'b'.repeat(32)]]) {
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${token}\r\nX-OH-Tenant: ${tenant.slug}\r\n` +
+          `traceparent: 00-${traceId}-b7ad6b7169203331-01\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+          // 100-continue: once the server says so, it has the request; the body then stops short.
+          `Expect: 100-continue\r\nContent-Length: 1000\r\n\r\n`,
+      );
+      const [continued] = (await once(socket, 'data')) as [Buffer];
+      expect(continued.toString()).toMatch(/^HTTP\/1.1 100 Continue/);
+      socket.write('{"name": "');
+      socket.destroy();
+      // Node itself answers the cut body 400 on the socket (or the line says 499: the client left).
+      const line = await waitFor(async () => main.lines().find((entry) => entry.trace_id === traceId && entry.msg === 'request completed'), 10_000, 'its request line');
+      expect(line).toMatchObject({ route: path, status: expect.any(Number), level: 30 });
+    }
+    // A whole request after them, answered: the abandoned ones' handlers have long run their course.
+    const after = await fetch(`${base}/tools/list`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'X-OH-Tenant': tenant.slug } });
+    expect(after.status).toBe(200);
+    expect(main.lines().filter((entry) => (entry.level as number) >= 50)).toEqual([]);
   });
 });

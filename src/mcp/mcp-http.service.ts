@@ -266,14 +266,21 @@ function header(request: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The request body: 413 beyond 1 MiB. */
+/** The request body: 413 beyond 1 MiB; 422 when it never arrives whole, as the REST API answers. */
 async function readBody(request: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > BODY_LIMIT_BYTES) throw new DomainException('PayloadTooLarge', 'The request body exceeds 1 MiB.');
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of request) {
+      size += (chunk as Buffer).length;
+      if (size > BODY_LIMIT_BYTES) throw new DomainException('PayloadTooLarge', 'The request body exceeds 1 MiB.');
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    if (error instanceof DomainException) throw error;
+    // The client closed the connection, or Node gave up on it (too slow, broken chunking) and
+    // answered on the socket: the caller's doing, not a fault of this server.
+    throw new DomainException('InvalidInput', 'The request could not be read: the body did not arrive whole.');
   }
   return Buffer.concat(chunks);
 }
