@@ -474,9 +474,22 @@ describe('agent-tool server (e2e)', () => {
       const third = await personWithToken('fin.invoices:read', '*');
       expect((await batch(third.token, 2)).status).toBe(200);
       expect((await shortcut(limited.base, '/tools/list', credentials(third.token, a.tenant.slug))).status).toBe(429);
-      const overBudget = await batch((await personWithToken('fin.invoices:read', '*')).token, 3);
+      // A batch over what the minute has left is refused and takes none of it: the token's one remaining request still runs.
+      const fourth = await personWithToken('fin.invoices:read', '*');
+      expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
+      const overBudget = await batch(fourth.token, 2);
       expect(overBudget.status).toBe(429);
       expect(await overBudget.json()).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
+      expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
+      expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(429);
+      // One larger than a minute's allowance could never run: refused as an invalid request (no Retry-After to wait for), counted as one request.
+      const fifth = await personWithToken('fin.invoices:read', '*');
+      const tooLarge = await batch(fifth.token, 3);
+      expect(tooLarge.status).toBe(400);
+      expect(tooLarge.headers.get('retry-after')).toBeNull();
+      expect(await tooLarge.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('more than the 2 a token may send per minute') } });
+      expect((await shortcut(limited.base, '/tools/list', credentials(fifth.token, a.tenant.slug))).status).toBe(200);
+      expect((await shortcut(limited.base, '/tools/list', credentials(fifth.token, a.tenant.slug))).status).toBe(429);
     } finally {
       await limited.close();
     }

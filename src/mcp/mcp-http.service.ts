@@ -21,8 +21,9 @@ import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
 import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
 
-/** JSON-RPC's codes for a body that is not JSON and for arguments a method cannot take. */
+/** JSON-RPC's codes for a body that is not JSON, a request it cannot be, and arguments a method cannot take. */
 const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -113,8 +114,9 @@ export class McpHttpService {
 
       const caller = await this.authenticate(request);
       (request as unknown as ApiRequest).keyPrefix = caller.prefix;
-      await this.countRequest(caller, response);
+      // JSON-RPC counts once it knows how many requests its body holds.
       if (entry.route === 'mcp') return await this.jsonRpc(caller, request, response);
+      await this.countRequest(caller, response);
       return await this.shortcut(entry.route, caller, request, response);
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
@@ -155,6 +157,7 @@ export class McpHttpService {
       checkUtf8(raw);
       body = JSON.parse(raw.toString('utf8'));
     } catch {
+      await this.countRequest(caller, response);
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: the body is not JSON in UTF-8.' } });
     }
     const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
@@ -162,9 +165,15 @@ export class McpHttpService {
     // A refused request is answered with its JSON-RPC error. A notification is never answered
     // (JSON-RPC 2.0), so a body of notifications alone is refused with an HTTP error (Streamable HTTP).
     const refusal = messages.some((message) => typeof message?.method === 'string' && message.id !== undefined) ? 200 : 400;
-    // A batch (2025-03-26) is as many requests as it holds messages: one was counted already, the others are counted before any runs.
-    const more = messages.filter((message) => typeof message?.method === 'string').length - 1;
-    if (more > 0) await this.countRequest(caller, response, more);
+    // A batch (2025-03-26) is as many requests as it holds messages, all counted before any runs.
+    // One larger than a minute's allowance could never run: it is refused, counted as one.
+    const requests = messages.filter((message) => typeof message?.method === 'string').length;
+    if (requests > this.window.points) {
+      await this.countRequest(caller, response);
+      const message = `Invalid Request: a batch of ${requests} requests is more than the ${this.window.points} a token may send per minute; send smaller batches.`;
+      return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } });
+    }
+    await this.countRequest(caller, response, Math.max(1, requests));
     try {
       checkBody(body);
       const selection = this.selection(request);
@@ -212,6 +221,9 @@ export class McpHttpService {
     response.setHeader('RateLimit-Policy', rateLimitPolicyHeader([this.window]));
     response.setHeader('RateLimit', rateLimitHeader(decision.states));
     if (!decision.allowed) {
+      // What is refused runs nothing, so it takes none of what the minute has left: a batch too
+      // large for it leaves the token its remaining requests. (The window ends at a fixed time anyway.)
+      await this.rateLimiter.refund(decision, caller.tokenId, requests);
       throw rateLimited(decision.states.at(-1)!.resetMs, (retryAfter) => `At most ${this.window.points} requests per minute per token; retry in ${retryAfter} s.`);
     }
   }

@@ -14,7 +14,7 @@ export function systemClock(): Clock {
  * rate-limiter-flexible is kept per API key and window number, so which window a request falls
  * in, and how long until it resets, come from the clock and not from when the first request
  * happened to arrive. Same methods and answers as the counter it wraps (`consume` resolves or
- * rejects with a RateLimiterRes, `reward` gives a point back), with `msBeforeNext` measured to
+ * rejects with a RateLimiterRes, `reward` gives points back), with `msBeforeNext` measured to
  * the end of the window.
  */
 export class ClockedWindow {
@@ -35,8 +35,8 @@ export class ClockedWindow {
     }
   }
 
-  reward(key: string): Promise<RateLimiterRes> {
-    return this.counter.reward(`${key}:${this.position().index}`);
+  reward(key: string, points = 1): Promise<RateLimiterRes> {
+    return this.counter.reward(`${key}:${this.position().index}`, points);
   }
 
   private position(): { index: number; resetMs: number } {

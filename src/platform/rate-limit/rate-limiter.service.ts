@@ -84,10 +84,11 @@ export class RateLimiterService implements OnApplicationShutdown {
 
   /**
    * Gives back what `consume` counted for `key`: the request turned out not to be the key
-   * holder's (authentication failed) or was refused for its scopes, and neither counts.
+   * holder's (authentication failed) or was refused for its scopes, and neither counts. A
+   * refused consume counted its points too (in the windows it reached), which this gives back.
    */
-  async refund(decision: RateLimitDecision, key: string): Promise<void> {
-    await Promise.all(decision.states.map((state) => this.limiter(state.window).reward(key).catch(() => undefined)));
+  async refund(decision: RateLimitDecision, key: string, points = 1): Promise<void> {
+    await Promise.all(decision.states.map((state) => this.limiter(state.window).reward(key, points).catch(() => undefined)));
   }
 
   async onApplicationShutdown(): Promise<void> {
