@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   if (config.SECRETS_KEY === undefined) logger.warn(MISSING_SECRETS_KEY_WARNING);
   const relaxed = config.webhookSafetyRelaxed;
   if (relaxed.length > 0) logger.warn(`Webhook URL safety is relaxed for development and tests: ${relaxed.join('; ')}. Unset them in any real deployment.`);
+  if (config.publicBaseUrlWarning) logger.warn(config.publicBaseUrlWarning);
   const applied = await migrate(config.DATABASE_URL);
   if (applied.length > 0) logger.info(`applied migrations: ${applied.join(', ')}`);
 

@@ -49,7 +49,7 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
     await database.drop();
   });
 
-  it('runs every role with one SECRETS_KEY warning, JSON alone on stdout, links on PORT; SIGTERM finishes a request in flight and exits 0', async () => {
+  it("runs every role with one SECRETS_KEY warning, JSON alone on stdout, operations.md's default links with a warning; SIGTERM finishes a request in flight and exits 0", async () => {
     const [port, mcpPort] = [await freePort(), await freePort()];
     const main = spawnMain({ DATABASE_URL: database.url, REDIS_PREFIX: prefix, APP_ROLES: 'api,mcp,worker', PORT: String(port), MCP_PORT: String(mcpPort), PUBLIC_BASE_URL: '', SECRETS_KEY: '' });
     try {
@@ -58,7 +58,9 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       expect(main.lines().filter((entry) => String(entry.msg).includes('SECRETS_KEY is not set'))).toHaveLength(1);
 
       const document = (await (await fetch(`http://127.0.0.1:${port}/v1/openapi.json`)).json()) as { servers: { url: string }[] };
-      expect(document.servers).toEqual([{ url: `http://localhost:${port}` }]);
+      // PUBLIC_BASE_URL unset: operations.md's default, named once in a warning since PORT is another.
+      expect(document.servers).toEqual([{ url: 'http://localhost:3000' }]);
+      expect(main.lines().filter((entry) => String(entry.msg).startsWith('PUBLIC_BASE_URL is unset'))).toMatchObject([{ level: 40 }]);
 
       // On each server, a request whose body is still on its way when the signal comes: both are answered, then the process exits.
       const rest = await slowRequest(port, '/v1/invoices', JSON.stringify({ customer_id: 'x', currency: 'EUR', lines: [] }));

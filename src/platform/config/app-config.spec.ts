@@ -39,10 +39,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '2147483647', WEBHOOK_TIMEOUT_MS: '2147483647' })).toMatchObject({ DATABASE_STATEMENT_TIMEOUT_MS: 2147483647, WEBHOOK_TIMEOUT_MS: 2147483647 });
   });
 
-  it('takes PUBLIC_BASE_URL from PORT when it is unset, so links and /docs follow the port', () => {
-    expect(loadConfig({ PORT: '8080' })).toMatchObject({ publicBaseUrl: 'http://localhost:8080', errorsBaseUrl: 'http://localhost:8080/errors' });
-    expect(loadConfig({}).publicBaseUrl).toBe('http://localhost:3000');
-    expect(loadConfig({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.com' }).publicBaseUrl).toBe('https://api.example.com');
+  it("defaults PUBLIC_BASE_URL to operations.md's http://localhost:3000 whatever PORT is, with a warning when the port differs", () => {
+    expect(loadConfig({})).toMatchObject({ publicBaseUrl: 'http://localhost:3000', errorsBaseUrl: 'http://localhost:3000/errors', publicBaseUrlWarning: undefined });
+    const elsewhere = loadConfig({ PORT: '8080' });
+    expect(elsewhere).toMatchObject({ publicBaseUrl: 'http://localhost:3000', errorsBaseUrl: 'http://localhost:3000/errors' });
+    expect(elsewhere.publicBaseUrlWarning).toMatch(/^PUBLIC_BASE_URL is unset, .* name http:\/\/localhost:3000 while the REST API listens on port 8080/);
+    expect(loadConfig({ PORT: '8080', APP_ROLES: 'worker' }).publicBaseUrlWarning).toBeUndefined();
+    const set = loadConfig({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.com' });
+    expect(set).toMatchObject({ publicBaseUrl: 'https://api.example.com', publicBaseUrlWarning: undefined });
   });
 
   it.each([

@@ -60,6 +60,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** 32 bytes, as 64 hexadecimal digits or in base64 (`openssl rand -base64 32`). */
 const SECRETS_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+/** operations.md's default, fixed: tests and scripts outside this repository rely on it. */
+const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000';
 
 /**
  * The service's whole configuration, read once from the environment (operations.md plus the
@@ -96,7 +98,7 @@ export class AppConfig {
   @IsIn(APP_ROLES, { each: true })
   APP_ROLES: AppRole[] = ['api', 'mcp', 'worker'];
 
-  /** Unset: `http://localhost:${PORT}`, so links, `/docs` and the OpenAPI `servers` follow the port. */
+  /** Unset: `http://localhost:3000`, as operations.md fixes it, whatever PORT is (main warns when they differ). */
   @IsOptional()
   @IsUrl(URL_OPTIONS)
   PUBLIC_BASE_URL?: string = undefined;
@@ -337,7 +339,16 @@ export class AppConfig {
   }
 
   get publicBaseUrl(): string {
-    return (this.PUBLIC_BASE_URL ?? `http://localhost:${this.PORT}`).replace(/\/+$/, '');
+    return (this.PUBLIC_BASE_URL ?? DEFAULT_PUBLIC_BASE_URL).replace(/\/+$/, '');
+  }
+
+  /**
+   * Set when links would name another port than the REST API's: PUBLIC_BASE_URL unset (so
+   * operations.md's default, port 3000) while PORT is another.
+   */
+  get publicBaseUrlWarning(): string | undefined {
+    if (this.PUBLIC_BASE_URL !== undefined || this.PORT === 3000 || !this.hasRole('api')) return undefined;
+    return `PUBLIC_BASE_URL is unset, so links, Location headers, the OpenAPI servers and /docs name ${DEFAULT_PUBLIC_BASE_URL} while the REST API listens on port ${this.PORT}: set PUBLIC_BASE_URL to the address clients use.`;
   }
 
   /** `TRUST_PROXY` as express takes it: false, a hop count, or the addresses and ranges. */
