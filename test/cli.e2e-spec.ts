@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { startApi, type TestApi } from './support/api.js';
+import { runCli } from './support/cli.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 
 interface CliResult {
@@ -197,9 +199,39 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
 
   it('names an unknown command or flag and suggests the closest one, exiting 1', async () => {
     await Promise.all([
-      fails(['tenant:crate', '--name', 'X'], /unknown command 'tenant:crate'\s*\(Did you mean tenant:create\?\)/),
-      fails(['tenant:create', '--name', 'X', '--slugg', 'x'], /unknown option '--slugg'\s*\(Did you mean --slug\?\)/),
+      fails(['tenant:crate', '--name', 'X'], /^unknown command 'tenant:crate' \(Did you mean tenant:create\?\)\n$/),
+      fails(['tenant:create', '--name', 'X', '--slugg', 'x'], /^unknown option '--slugg' \(Did you mean --slug\?\)\n$/),
     ]);
+  }, TIMEOUT_MS);
+
+  it('refuses what Commander would take silently: help for no command, a flag without its value, a flag given twice', async () => {
+    const before = Number((await db.query('SELECT count(*) AS n FROM tenants'))[0].n);
+    const refused = async (argv: string[]) => {
+      const run = await runCli(...argv);
+      expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 1, stdout: '' });
+      return run.stderr;
+    };
+    expect(await refused(['help', 'bogus'])).toBe("unknown command 'bogus'; see --help\n");
+    // Before: a company named "--slug".
+    expect(await refused(['tenant:create', '--name', '--slug', 'x'])).toBe('flag --name needs a value (it is followed by --slug)\n');
+    expect(await refused(['tenant:create', '--name'])).toBe('flag --name needs a value\n');
+    expect(await refused(['tenant:create', '--name', 'A', '--name', 'B'])).toBe('flag --name is given twice; give it once\n');
+    expect(await refused(['key:revoke', '--key', String(acme.id), '--key=00000000-0000-4000-8000-000000000000'])).toBe('flag --key is given twice; give it once\n');
+    // A NUL echoed from the input is escaped, so the message is one printable line.
+    expect(await refused(['event:emit', '--tenant', String(acme.id), '--type', 'fm.vehicle.created', '--data', '{"x\\u0000":1}'])).toMatch(/^option .* x\\u0000 contains the character U\+0000.*\n$/);
+    expect(Number((await db.query('SELECT count(*) AS n FROM tenants'))[0].n)).toBe(before);
+    // A value that does start with `--` is given with `=`.
+    expect((await runCli('tenant:create', '--name=--odd name')).json).toMatchObject({ name: '--odd name' });
+  });
+
+  it('keeps its exit code and prints no stack trace when the reader closes stdout early', async () => {
+    const child = spawn(process.execPath, [join(process.cwd(), 'dist/cli.js'), 'tenant:create', '--name', 'Closed Pipe'], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const [code] = (await once(child, 'close')) as [number];
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect((await db.query(`SELECT count(*)::int AS n FROM tenants WHERE name = 'Closed Pipe'`))[0].n).toBe(1);
   }, TIMEOUT_MS);
 
   it('prints help on stdout with exit 0: every command with a description and its flags, and each command\'s own', async () => {

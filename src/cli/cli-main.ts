@@ -9,11 +9,14 @@ import { COMMAND_GROUPS } from './commands.js';
 export interface CliOutput {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** stderr is a terminal (progress is reported unprompted). */
+  terminal?: boolean;
 }
 
 const processOutput: CliOutput = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  terminal: process.stderr.isTTY === true,
 };
 
 /**
@@ -29,13 +32,18 @@ export async function cliMain(argv: string[], io: CliOutput = processOutput): Pr
       // abortOnError off: a failing start is thrown, and reported on stderr below, not a silent exit 1.
       context = await NestFactory.createApplicationContext(CliModule.register(config), { logger: false, abortOnError: false });
       return context;
-    }, COMMAND_GROUPS, (line) => io.stderr(`${line}\n`));
+    }, COMMAND_GROUPS, (line) => io.stderr(`${line}\n`), io.terminal ?? false);
     io.stdout('help' in result ? result.help : `${JSON.stringify(result.json)}\n`);
     return 0;
   } catch (error) {
-    io.stderr(`${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(`${printable(error instanceof Error ? error.message : String(error))}\n`);
     return 1;
   } finally {
     await context?.close();
   }
+}
+
+/** A message as one line a terminal shows as it is: control characters (a NUL echoed from the input) escaped. */
+function printable(message: string): string {
+  return message.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

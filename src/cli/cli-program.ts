@@ -16,10 +16,12 @@ export async function runCommand(
   context: ContextProvider,
   groups: readonly CommandGroup[],
   progress: (line: string) => void = () => undefined,
+  terminal = false,
 ): Promise<CommandResult> {
   let printed: unknown;
   let count = 0;
   let help = '';
+  let usageError = '';
   const program = new Command('cli')
     .description('Integrations API administration: prints one JSON object per command on stdout; errors go to stderr with exit code 1')
     .exitOverride()
@@ -29,7 +31,7 @@ export async function runCommand(
     .configureHelp({
       subcommandTerm: (command) => [command.name(), ...command.options.map((option) => (option.mandatory ? option.flags : `[${option.flags}]`))].join(' '),
     })
-    .configureOutput({ writeOut: (text) => (help += text), writeErr: () => undefined });
+    .configureOutput({ writeOut: (text) => (help += text), writeErr: (text) => (usageError += text) });
   const deps: CommandGroupDeps = {
     context,
     output: (value) => {
@@ -37,18 +39,53 @@ export async function runCommand(
       count += 1;
     },
     progress,
+    terminal,
   };
   for (const group of groups) group(program, deps);
   for (const command of program.commands) command.exitOverride().showSuggestionAfterError(true);
   // Commander would answer a bare invocation with its help on the (silenced) error stream.
   if (argv.length === 0) throw new Error('no command given; see --help');
+  checkFlags(program, argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
-    if (error instanceof CommanderError && (error.code === 'commander.helpDisplayed' || error.code === 'commander.help')) return { help };
-    if (error instanceof CommanderError) throw new Error(error.message.replace(/^error: /, ''));
+    // `help <unknown>` writes the overview to the error stream instead, as if it had failed.
+    if (error instanceof CommanderError && (error.code === 'commander.helpDisplayed' || error.code === 'commander.help')) {
+      if (help === '' && usageError !== '') throw new Error(`unknown command '${argv[1]}'; see --help`);
+      return { help };
+    }
+    if (error instanceof CommanderError) throw new Error(oneLine(error.message));
     throw error;
   }
   if (count !== 1) throw new Error('the command printed nothing');
   return { json: printed };
+}
+
+/** Commander's message on one line, without its `error: ` prefix. */
+function oneLine(message: string): string {
+  return message.replace(/^error: /, '').trim().replace(/\s*\n\s*/g, ' ');
+}
+
+/**
+ * What Commander would take silently: a flag given twice (it keeps the last), and a flag whose
+ * value is missing, so that it takes the next flag as its value (`--name --slug s` would name a
+ * company "--slug"). A value that does start with `--` can be given as `--name=--value`.
+ */
+function checkFlags(program: Command, argv: readonly string[]): void {
+  const command = program.commands.find((candidate) => candidate.name() === argv[0]);
+  if (!command) return;
+  const seen = new Set<string>();
+  for (let index = 1; index < argv.length && argv[index] !== '--'; index += 1) {
+    const arg = argv[index];
+    if (!arg.startsWith('--')) continue;
+    const name = arg.split('=', 1)[0];
+    if (seen.has(name)) throw new Error(`flag ${name} is given twice; give it once`);
+    seen.add(name);
+    const option = command.options.find((candidate) => candidate.long === name);
+    const next = argv[index + 1];
+    if (option?.required && !arg.includes('=')) {
+      if (next === undefined || next.startsWith('--')) throw new Error(`flag ${name} needs a value${next === undefined ? '' : ` (it is followed by ${next})`}`);
+      index += 1;
+    }
+  }
 }

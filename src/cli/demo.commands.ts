@@ -80,10 +80,13 @@ async function seedDemoCompany(app: INestApplicationContext, count: number, prog
 }
 
 /** `seed:demo [--records N]` (operations.md). */
-export function demoCommands(program: Command, { context, output, progress }: CommandGroupDeps): void {
+export function demoCommands(program: Command, { context, output, progress, terminal }: CommandGroupDeps): void {
   program
     .command('seed:demo')
     .description('create a demo company with N records of every readable resource and keys ready to use')
     .option('--records <n>', `records per resource, 1-${MAX_RECORDS}`, records, DEFAULT_RECORDS)
-    .action(async (options: { records: number }) => output(await seedDemoCompany(await context(), options.records, progress)));
+    .option('--progress', 'report progress on stderr (without it, only when stderr is a terminal)')
+    .action(async (options: { records: number; progress?: true }) =>
+      output(await seedDemoCompany(await context(), options.records, options.progress || terminal ? progress : undefined)),
+    );
 }

@@ -11,6 +11,11 @@ export interface CommandGroupDeps {
   output: (value: unknown) => void;
   /** A line of progress for the person waiting: stderr, never stdout, whose one JSON object is the contract. */
   progress: (line: string) => void;
+  /**
+   * Whether stderr is a terminal, where a person waits: a command reports progress there
+   * unprompted, and elsewhere (a script, a test) only when asked, so success writes nothing there.
+   */
+  terminal: boolean;
 }
 
 /** Registers one group of admin commands: the platform's (src/cli/commands.ts) or a feature's (its manifest). */
