@@ -431,6 +431,18 @@ describe('webhook endpoints (e2e)', () => {
       expect(res.body.previous_secret_expires_at).toBe(stored.previousSecretExpiresAt!.toISOString());
     });
 
+    it('stamps concurrent rotations in the order they were applied: the latest answer holds the current secret, the one before it the kept one', async () => {
+      const endpoint = await created();
+      const answers = await Promise.all(Array.from({ length: 8 }, () => send('post', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`)));
+      for (const answer of answers) expect(answer.status).toBe(200);
+      // Before: each was stamped with its transaction's start, though they waited for one another's lock.
+      const byTime = answers.map((answer) => answer.body as Json).sort((x, y) => String(x.updated_at).localeCompare(String(y.updated_at)));
+      expect(new Set(byTime.map((answer) => answer.updated_at)).size).toBe(8);
+      const stored = await row(endpoint.id);
+      expect(api.app.get(WebhookSecretBox).signingSecrets(stored, new Date())).toEqual([byTime[7].secret, byTime[6].secret]);
+      expect(stored.updatedAt.toISOString().slice(0, 23)).toBe(String(byTime[7].updated_at).slice(0, 23));
+    });
+
     it('never shows the secret in GET or lists, nor keeps it in a plain column (stored idempotent answers included)', async () => {
       const endpoint = (await create({}, session.auth, 'sealed-create')).body as Json;
       const rotated = (await send('post', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, session.auth, undefined, 'sealed-rotate')).body.secret as string;

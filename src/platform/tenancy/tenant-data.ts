@@ -176,9 +176,16 @@ export class TenantRepository<E extends TenantOwned> {
     return this.repository.save(this.owned(values) as E);
   }
 
-  /** Updates this company's rows matching `where`; answers how many changed. A row never moves to another company. */
+  /**
+   * Updates this company's rows matching `where`; answers how many changed. A row never moves to
+   * another company. `updated_at` is the time of the update, not TypeORM's CURRENT_TIMESTAMP (the
+   * transaction's start): two updates of one row, the second waiting for the first's lock, would
+   * otherwise be stamped in the opposite order to the one they were applied in.
+   */
   async update(where: ScopedWhere<E>, values: ScopedValues<E>): Promise<number> {
-    return (await this.repository.update(this.where(where), this.owned(values))).affected ?? 0;
+    const updatedAt = this.repository.metadata.updateDateColumn?.propertyName;
+    const stamped = updatedAt === undefined || updatedAt in values ? values : { ...values, [updatedAt]: () => 'clock_timestamp()' };
+    return (await this.repository.update(this.where(where), this.owned(stamped as ScopedValues<E>))).affected ?? 0;
   }
 
   /** Deletes this company's rows matching `where`; answers how many went. */
