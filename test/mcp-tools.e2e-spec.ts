@@ -275,6 +275,19 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(await response.json()).toMatchObject({ detail_key: 'errors.common.validation.invalid_input', code: 'max_depth' });
     });
 
+    it.each(['__proto__', 'constructor'])('refuses an argument named %s, which a strict schema would take for a known one: invalid params on /mcp, 422 on /tools/call', async (name) => {
+      const args = `{"limit":2,"${name}":{"polluted":true}}`;
+      const onMcp = await rpc(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search_records","arguments":${args}}}`);
+      expect(onMcp.body).toMatchObject({ id: 5, error: { code: -32602, message: `Invalid params: unknown argument ${name}.`, data: { field: `arguments.${name}` } } });
+      const response = await fetch(`${mcp.base}/tools/call`, {
+        method: 'POST',
+        headers: { ...credentials(demo.mcp_token, demo.tenant.slug), 'content-type': 'application/json' },
+        body: `{"name":"list_records","arguments":{"resource":"invoices","${name}":1}}`,
+      });
+      expect(response.status).toBe(422);
+      expect(await response.json()).toMatchObject({ detail_key: 'errors.mcp.invalid_request', field: `arguments.${name}` });
+    });
+
     const freeText = [
       { name: 'search_records', arguments: { query: 'a\u0000b' }, argument: 'query' },
       ...READ_RESOURCES.map((resource) => ({ name: `search_${resource.name}`, arguments: { query: 'a\u0000b' }, argument: 'query' })),

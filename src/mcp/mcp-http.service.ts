@@ -176,6 +176,13 @@ export class McpHttpService {
     await this.countRequest(caller, response, Math.max(1, requests));
     try {
       checkBody(body);
+      for (const message of messages) {
+        const inherited = message?.method === 'tools/call' ? inheritedName(message.params?.arguments) : undefined;
+        if (inherited !== undefined) {
+          const error = { code: INVALID_PARAMS, message: `Invalid params: unknown argument ${inherited}.`, data: { field: `arguments.${inherited}` } };
+          return this.json(response, refusal, { jsonrpc: '2.0', id, error });
+        }
+      }
       const selection = this.selection(request);
       const calls = messages.flatMap((message) => (message?.method === 'tools/call' && typeof message.params?.name === 'string' ? [message.params.name as string] : []));
       request.auth = this.tools.authInfo({ caller, selection, calls });
@@ -255,6 +262,10 @@ export class McpHttpService {
       if (args === null || typeof args !== 'object' || Array.isArray(args)) {
         throw new DomainException('McpInvalidRequest', 'arguments must be a JSON object.', { field: 'arguments' });
       }
+      const inherited = inheritedName(args);
+      if (inherited !== undefined) {
+        throw new DomainException('McpInvalidRequest', `Unknown argument ${inherited}: no tool takes it.`, { field: `arguments.${inherited}` });
+      }
       params = { name, arguments: args };
     }
     const toolRequest: ToolRequest = { caller, selection, calls: typeof params.name === 'string' ? [params.name] : [] };
@@ -271,6 +282,16 @@ export class McpHttpService {
   private problem(response: ServerResponse, problem: Problem): void {
     response.writeHead(problem.body.status, { 'content-type': PROBLEM_CONTENT_TYPE, ...problem.headers }).end(JSON.stringify(problem.body));
   }
+}
+
+/**
+ * An argument named like a member every object inherits (`__proto__`, `constructor`): zod's
+ * strict objects look names up with `in`, so they would pass such an argument as known. No tool
+ * takes one.
+ */
+function inheritedName(args: unknown): string | undefined {
+  if (args === null || typeof args !== 'object') return undefined;
+  return Object.keys(args).find((name) => name in Object.prototype);
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {
