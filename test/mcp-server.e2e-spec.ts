@@ -490,6 +490,17 @@ describe('agent-tool server (e2e)', () => {
       expect(await tooLarge.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('more than the 2 a token may send per minute') } });
       expect((await shortcut(limited.base, '/tools/list', credentials(fifth.token, a.tenant.slug))).status).toBe(200);
       expect((await shortcut(limited.base, '/tools/list', credentials(fifth.token, a.tenant.slug))).status).toBe(429);
+      // A request counts before its body is read: bodies over 1 MiB use up the allowance like any other.
+      const sixth = await personWithToken('fin.invoices:read', '*');
+      for (let sent = 0; sent < 2; sent += 1) {
+        const oversized = await fetch(`${limited.base}/mcp`, {
+          method: 'POST',
+          headers: { ...credentials(sixth.token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: `{"pad":"${'x'.repeat(1024 * 1024)}"}`,
+        }).catch(() => undefined);
+        if (oversized) expect(oversized.status).toBe(413);
+      }
+      expect((await shortcut(limited.base, '/tools/list', credentials(sixth.token, a.tenant.slug))).status).toBe(429);
     } finally {
       await limited.close();
     }

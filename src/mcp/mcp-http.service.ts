@@ -12,7 +12,7 @@ import { Metrics } from '../platform/metrics/metrics.service.js';
 import { onRequestDone, requestLogLine } from '../platform/logging/request-log.js';
 import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../platform/rate-limit/rate-limit-headers.js';
 import { mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
-import { RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
+import { type RateLimitDecision, RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
 import { AuthFailureLimiter } from '../platform/rate-limit/auth-failure-limiter.service.js';
 import { clientAddressReader } from '../platform/http/client-address.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
@@ -114,9 +114,9 @@ export class McpHttpService {
 
       const caller = await this.authenticate(request);
       (request as unknown as ApiRequest).keyPrefix = caller.prefix;
-      // JSON-RPC counts once it knows how many requests its body holds.
-      if (entry.route === 'mcp') return await this.jsonRpc(caller, request, response);
-      await this.countRequest(caller, response);
+      // Counted before the body is read, so a token past its limit costs no read of up to 1 MiB.
+      const counted = await this.countRequest(caller, response);
+      if (entry.route === 'mcp') return await this.jsonRpc(caller, counted, request, response);
       return await this.shortcut(entry.route, caller, request, response);
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
@@ -150,14 +150,13 @@ export class McpHttpService {
    * JSON-RPC invalid params), and so that the server built for the request knows the tools it
    * calls. Then the SDK answers, from the parsed body.
    */
-  private async jsonRpc(caller: McpCaller, request: IncomingMessage & { auth?: AuthInfo }, response: ServerResponse): Promise<void> {
+  private async jsonRpc(caller: McpCaller, counted: RateLimitDecision, request: IncomingMessage & { auth?: AuthInfo }, response: ServerResponse): Promise<void> {
     const raw = await readBody(request);
     let body: unknown;
     try {
       checkUtf8(raw);
       body = JSON.parse(raw.toString('utf8'));
     } catch {
-      await this.countRequest(caller, response);
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: the body is not JSON in UTF-8.' } });
     }
     const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
@@ -165,15 +164,20 @@ export class McpHttpService {
     // A refused request is answered with its JSON-RPC error. A notification is never answered
     // (JSON-RPC 2.0), so a body of notifications alone is refused with an HTTP error (Streamable HTTP).
     const refusal = messages.some((message) => typeof message?.method === 'string' && message.id !== undefined) ? 200 : 400;
-    // A batch (2025-03-26) is as many requests as it holds messages, all counted before any runs.
-    // One larger than a minute's allowance could never run: it is refused, counted as one.
+    // A batch (2025-03-26) is as many requests as it holds messages: one was counted already, the
+    // others are counted before any runs, and refused, the batch takes nothing. One larger than a
+    // minute's allowance could never run: it is refused at once, counted as one request.
     const requests = messages.filter((message) => typeof message?.method === 'string').length;
     if (requests > this.window.points) {
-      await this.countRequest(caller, response);
       const message = `Invalid Request: a batch of ${requests} requests is more than the ${this.window.points} a token may send per minute; send smaller batches.`;
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } });
     }
-    await this.countRequest(caller, response, Math.max(1, requests));
+    if (requests > 1) {
+      await this.countRequest(caller, response, requests - 1).catch(async (refused: unknown) => {
+        await this.rateLimiter.refund(counted, caller.tokenId);
+        throw refused;
+      });
+    }
     try {
       checkBody(body);
       for (const message of messages) {
@@ -223,7 +227,7 @@ export class McpHttpService {
     if (!result.ok) throw new DomainException('McpOriginNotAllowed', `${result.message} Allowed: localhost and MCP_ALLOWED_ORIGINS.`);
   }
 
-  private async countRequest(caller: McpCaller, response: ServerResponse, requests = 1): Promise<void> {
+  private async countRequest(caller: McpCaller, response: ServerResponse, requests = 1): Promise<RateLimitDecision> {
     const decision = await this.rateLimiter.consume([this.window], caller.tokenId, requests);
     response.setHeader('RateLimit-Policy', rateLimitPolicyHeader([this.window]));
     response.setHeader('RateLimit', rateLimitHeader(decision.states));
@@ -233,6 +237,7 @@ export class McpHttpService {
       await this.rateLimiter.refund(decision, caller.tokenId, requests);
       throw rateLimited(decision.states.at(-1)!.resetMs, (retryAfter) => `At most ${this.window.points} requests per minute per token; retry in ${retryAfter} s.`);
     }
+    return decision;
   }
 
   /**

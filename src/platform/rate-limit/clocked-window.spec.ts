@@ -26,6 +26,18 @@ describe('ClockedWindow', () => {
     expect(await limiter.consume('k')).toMatchObject({ remainingPoints: 1, msBeforeNext: 1000 });
   });
 
+  it('gives points back in the window they were counted in, not the one the clock has moved on to', async () => {
+    at.now = 4_000_000_900;
+    const limiter = window();
+    const counted = limiter.current();
+    await limiter.consume('k', 2, counted);
+    at.now += 200;
+    await limiter.reward('k', 2, counted);
+    // The new window's allowance is its own two, not four.
+    expect(await limiter.consume('k', 2)).toMatchObject({ remainingPoints: 0 });
+    await expect(limiter.consume('k')).rejects.toBeInstanceOf(RateLimiterRes);
+  });
+
   it('gives a point back in the current window', async () => {
     at.now = 3_000_000_000;
     const limiter = window();

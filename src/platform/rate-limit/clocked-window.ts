@@ -24,8 +24,14 @@ export class ClockedWindow {
     private readonly clock: Clock,
   ) {}
 
-  async consume(key: string, points = 1): Promise<RateLimiterRes> {
-    const { index, resetMs } = this.position();
+  /** The number of the window the clock is in now. */
+  current(): number {
+    return this.position().index;
+  }
+
+  /** Counts in window `index` (by default the current one). */
+  async consume(key: string, points = 1, index = this.current()): Promise<RateLimiterRes> {
+    const resetMs = Math.max(0, (index + 1) * this.durationMs - this.clock.now());
     try {
       const counted = await this.counter.consume(`${key}:${index}`, points);
       return new RateLimiterRes(counted.remainingPoints, resetMs, counted.consumedPoints, counted.isFirstInDuration);
@@ -35,8 +41,9 @@ export class ClockedWindow {
     }
   }
 
-  reward(key: string, points = 1): Promise<RateLimiterRes> {
-    return this.counter.reward(`${key}:${this.position().index}`, points);
+  /** Gives points back in window `index`: the one they were counted in, whatever the clock says now. */
+  reward(key: string, points = 1, index = this.current()): Promise<RateLimiterRes> {
+    return this.counter.reward(`${key}:${index}`, points);
   }
 
   private position(): { index: number; resetMs: number } {

@@ -10,6 +10,8 @@ export interface RateLimitDecision {
   allowed: boolean;
   /** The windows counted for this request, in order; the last one refused it when not allowed. */
   states: WindowState[];
+  /** The number of each counted window (aligned with `states`), so a refund goes where the count went. */
+  windowNumbers: number[];
 }
 
 /** A Redis command that takes longer than this counts as Redis being down. */
@@ -69,26 +71,32 @@ export class RateLimiterService implements OnApplicationShutdown {
    */
   async consume(windows: readonly RateLimitWindow[], key: string, points = 1): Promise<RateLimitDecision> {
     const states: WindowState[] = [];
+    const windowNumbers: number[] = [];
     for (const window of windows) {
+      const limiter = this.limiter(window);
+      const number = limiter.current();
+      windowNumbers.push(number);
       try {
-        const result = await this.limiter(window).consume(key, points);
+        const result = await limiter.consume(key, points, number);
         states.push({ window, remaining: result.remainingPoints, resetMs: result.msBeforeNext });
       } catch (rejection) {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         states.push({ window, remaining: 0, resetMs: rejection.msBeforeNext });
-        return { allowed: false, states };
+        return { allowed: false, states, windowNumbers };
       }
     }
-    return { allowed: true, states };
+    return { allowed: true, states, windowNumbers };
   }
 
   /**
    * Gives back what `consume` counted for `key`: the request turned out not to be the key
    * holder's (authentication failed) or was refused for its scopes, and neither counts. A
    * refused consume counted its points too (in the windows it reached), which this gives back.
+   * Each goes back to the window it was counted in: given to the next one, after the clock
+   * turned, it would raise that window's allowance.
    */
   async refund(decision: RateLimitDecision, key: string, points = 1): Promise<void> {
-    await Promise.all(decision.states.map((state) => this.limiter(state.window).reward(key, points).catch(() => undefined)));
+    await Promise.all(decision.states.map((state, index) => this.limiter(state.window).reward(key, points, decision.windowNumbers[index]).catch(() => undefined)));
   }
 
   async onApplicationShutdown(): Promise<void> {
