@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { startApi, type TestApi } from './support/api.js';
+import { cliMain } from '../src/cli/cli-main.js';
 import { runCli } from './support/cli.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 
@@ -217,11 +218,16 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     expect(await refused(['tenant:create', '--name'])).toBe('flag --name needs a value\n');
     expect(await refused(['tenant:create', '--name', 'A', '--name', 'B'])).toBe('flag --name is given twice; give it once\n');
     expect(await refused(['key:revoke', '--key', String(acme.id), '--key=00000000-0000-4000-8000-000000000000'])).toBe('flag --key is given twice; give it once\n');
-    // A NUL echoed from the input is escaped, so the message is one printable line.
+    // A NUL or a line break echoed from the input is escaped, so the message is one printable line.
     expect(await refused(['event:emit', '--tenant', String(acme.id), '--type', 'fm.vehicle.created', '--data', '{"x\\u0000":1}'])).toMatch(/^option .* x\\u0000 contains the character U\+0000.*\n$/);
+    expect(await refused(['key:create', '--tenant', String(acme.id), '--scopes', 'x\ny'])).toBe('unknown scopes: x\\u000ay\n');
     expect(Number((await db.query('SELECT count(*) AS n FROM tenants'))[0].n)).toBe(before);
-    // A value that does start with `--` is given with `=`.
-    expect((await runCli('tenant:create', '--name=--odd name')).json).toMatchObject({ name: '--odd name' });
+    // Any other value is taken as given, one that starts with `--` included; --help may come twice.
+    expect((await runCli('tenant:create', '--name', '--odd name')).json).toMatchObject({ name: '--odd name' });
+    expect((await runCli('tenant:create', '--name=--odder')).json).toMatchObject({ name: '--odder' });
+    let help = '';
+    expect(await cliMain(['tenant:create', '--help', '--help'], { stdout: (text) => (help += text), stderr: () => undefined })).toBe(0);
+    expect(help).toMatch(/^Usage: cli tenant:create/);
   });
 
   it('keeps its exit code and prints no stack trace when the reader closes stdout early', async () => {

@@ -140,6 +140,11 @@ describe('EventPublisher: typed, checked event data', () => {
       const times = (JSON.stringify(data).match(/\d{4}-\d\d-\d\dT[\d:.]+Z/g) ?? []).filter((t) => t !== data.expires_at);
       expect([type, [...times].sort().at(-1)]).toEqual([type, data.updated_at]);
     }
+    // A record shown as it starts, though its type sets members (its signers, its kind of event), was never changed since.
+    for (const type of ['esign.envelope.created', 'dashcam.collision.detected', 'tachograph.driver_card.downloaded'] as const) {
+      const data = (await check.example(type)) as unknown as Record<string, unknown>;
+      expect([type, data.updated_at]).toEqual([type, data.created_at]);
+    }
     const invoice = await check.example('fin.invoice.created');
     expect(invoice.lines[0].id).not.toBe(invoice.id);
     const envelope = await check.example('esign.envelope.signed');

@@ -462,5 +462,12 @@ describe('Idempotency-Key (e2e)', () => {
       return (await count()) - before;
     });
     expect(heapOnly).toBe(1);
+
+    // The answer keeps the claim's expiry: 24 hours from the first request, and no indexed member moved.
+    const expiry = async () => (await db.query('SELECT expires_at FROM idempotency_keys WHERE id = $1', [outcome.claim.id]))[0].expires_at as Date;
+    const claimed = await expiry();
+    await store.complete(outcome.claim, { status: 201, headers: {}, body: '{}' });
+    expect(await expiry()).toEqual(claimed);
+    expect((await db.query('SELECT state FROM idempotency_keys WHERE id = $1', [outcome.claim.id]))[0].state).toBe('completed');
   });
 });

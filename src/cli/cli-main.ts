@@ -43,7 +43,10 @@ export async function cliMain(argv: string[], io: CliOutput = processOutput): Pr
   }
 }
 
-/** A message as one line a terminal shows as it is: control characters (a NUL echoed from the input) escaped. */
+/**
+ * A message as one line a terminal shows as it is: control characters (a NUL or a line break
+ * echoed from the input, a C1 escape) written as `\uXXXX`.
+ */
 function printable(message: string): string {
-  return message.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return message.replace(/[\u0000-\u001f\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -68,8 +68,8 @@ function oneLine(message: string): string {
 
 /**
  * What Commander would take silently: a flag given twice (it keeps the last), and a flag whose
- * value is missing, so that it takes the next flag as its value (`--name --slug s` would name a
- * company "--slug"). A value that does start with `--` can be given as `--name=--value`.
+ * value is missing, so that it takes the command's next flag as its value (`--name --slug s`
+ * would name a company "--slug"). Any other value is taken as given, `--odd` included.
  */
 function checkFlags(program: Command, argv: readonly string[]): void {
   const command = program.commands.find((candidate) => candidate.name() === argv[0]);
@@ -79,12 +79,13 @@ function checkFlags(program: Command, argv: readonly string[]): void {
     const arg = argv[index];
     if (!arg.startsWith('--')) continue;
     const name = arg.split('=', 1)[0];
-    if (seen.has(name)) throw new Error(`flag ${name} is given twice; give it once`);
+    if (seen.has(name) && name !== '--help') throw new Error(`flag ${name} is given twice; give it once`);
     seen.add(name);
     const option = command.options.find((candidate) => candidate.long === name);
     const next = argv[index + 1];
     if (option?.required && !arg.includes('=')) {
-      if (next === undefined || next.startsWith('--')) throw new Error(`flag ${name} needs a value${next === undefined ? '' : ` (it is followed by ${next})`}`);
+      const isFlag = next !== undefined && (next === '--help' || command.options.some((candidate) => candidate.long === next.split('=', 1)[0]));
+      if (next === undefined || isFlag) throw new Error(`flag ${name} needs a value${next === undefined ? '' : ` (it is followed by ${next})`}`);
       index += 1;
     }
   }

@@ -37,13 +37,18 @@ const event = <const D extends DataComponent>(scope: Scope, data: D, description
   description,
   data,
   dataSchema: componentRef(data),
-  ...(example ? { example: { ...example, updated_at: lastChange(example) } } : {}),
+  ...(example ? { example: { ...example, ...lastChange(example) } } : {}),
 });
 
-/** A record past its first state was last changed at the latest time its example sets, or at LATER. */
-function lastChange(example: Record<string, unknown>): string {
+/**
+ * A record past its first state (its example sets a time or a status) was last changed at the
+ * latest time its example sets, or at LATER; one shown as it starts (only other members set, as
+ * `esign.envelope.created`'s signers) keeps its component's `updated_at`.
+ */
+function lastChange(example: Record<string, unknown>): { updated_at?: string } {
   const times = JSON.stringify(example).match(/\d{4}-\d\d-\d\dT[\d:.]+Z/g) ?? [];
-  return [LATER, ...times].sort().at(-1)!;
+  if (times.length === 0 && !('status' in example) && !('employment_status' in example)) return {};
+  return { updated_at: [LATER, ...times].sort().at(-1)! };
 }
 
 /** Times and an invoice number for examples of records past their first state (a component's own example shows 2026-05-16T09:30). */
