@@ -138,14 +138,23 @@ describe('a resource added in five files (e2e)', () => {
 
   let api: TestApi;
 
+  // The table's foreign key locks `tenants` against writes while it is made or dropped, so it
+  // waits for other test files' long transactions there (seed:demo's 10,000 records), past the
+  // statement timeout: a migration's DDL runs without one, as migrate() runs it.
+  const ddl = (sql: string) =>
+    api.app.get(DataSource).transaction(async (manager) => {
+      await manager.query('SET LOCAL statement_timeout = 0');
+      await manager.query(sql);
+    });
+
   beforeAll(async () => {
     api = await startApi({ modules: [WidgetsFixtureModule] });
-    await api.app.get(DataSource).query(WIDGETS_MIGRATION);
-  });
+    await ddl(WIDGETS_MIGRATION);
+  }, 120_000);
   afterAll(async () => {
-    await api?.app.get(DataSource).query('DROP TABLE IF EXISTS widgets');
+    if (api) await ddl('DROP TABLE IF EXISTS widgets');
     await api?.close();
-  });
+  }, 120_000);
 
   it('serves its list and retrieve routes, with its own error keys, and documents them under its tag', async () => {
     expect(readRoutes(api.app)).toEqual(routesOf([...READ_RESOURCES, widgetsResource]));
