@@ -25,7 +25,7 @@ describe('mcp role of dist/main.js (e2e)', () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     const response = await fetch(`${base}/tools/call`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'X-OH-Tenant': tenant.slug, traceparent: `00-${traceId}-b7ad6b7169203331-01` },
+      headers: { Authorization: `Bearer ${token}`, 'X-OH-Tenant': tenant.slug, traceparent: `00-${traceId}-b7ad6b7169203331-01`, 'Content-Type': 'application/json' },
       body: JSON.stringify({ name: 'summarise_support', arguments: {} }),
     });
     expect(response.status).toBe(200);
@@ -48,7 +48,7 @@ describe('mcp role of dist/main.js (e2e)', () => {
 
     const oversized = `00-${'1'.repeat(32)}-b7ad6b7169203331-01`;
     const big = JSON.stringify({ name: 'summarise_support', arguments: { pad: 'x'.repeat(2_000_000) } });
-    const refused = await fetch(`${base}/tools/call`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'X-OH-Tenant': tenant.slug, traceparent: oversized }, body: big }).catch(
+    const refused = await fetch(`${base}/tools/call`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'X-OH-Tenant': tenant.slug, traceparent: oversized, 'Content-Type': 'application/json' }, body: big }).catch(
       () => undefined,
     );
     if (refused) expect(refused.status).toBe(413);

@@ -434,7 +434,21 @@ describe('agent-tool server (e2e)', () => {
         expect(refused.status).toBe(422);
         expect(refused.body).toMatchObject({ detail_key: 'errors.mcp.invalid_request', field });
       }
-      const broken = await fetch(`${mcp.base}/tools/call`, { method: 'POST', headers: headers(), body: '{nope' });
+      const stray = await shortcut(mcp.base, '/tools/call', headers(), { name: 'list_invoices', arguments: {}, argumnets: { limit: 1 } });
+      expect(stray.status).toBe(422);
+      expect(stray.body).toMatchObject({ detail_key: 'errors.mcp.invalid_request', field: 'argumnets' });
+      // Like the REST API: a body is JSON by its Content-Type (fetch sends a string as text/plain; curl -d as a form).
+      for (const type of ['text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', undefined]) {
+        const untyped = await fetch(`${mcp.base}/tools/call`, {
+          method: 'POST',
+          headers: { ...headers(), ...(type ? { 'content-type': type } : {}) },
+          body: type ? '{"name":"list_invoices","arguments":{}}' : new Blob(['{"name":"list_invoices","arguments":{}}']),
+        });
+        expect(untyped.status).toBe(415);
+        expect(await untyped.json()).toMatchObject({ detail_key: 'errors.common.unsupported_media_type', field: 'Content-Type' });
+      }
+      expect((await shortcut(mcp.base, '/tools/call', { ...headers(), 'content-type': 'application/vnd.api+json; charset=utf-8' }, { name: 'list_invoices', arguments: {} })).status).toBe(200);
+      const broken = await fetch(`${mcp.base}/tools/call`, { method: 'POST', headers: { ...headers(), 'content-type': 'application/json' }, body: '{nope' });
       expect(broken.status).toBe(422);
       expect(((await broken.json()) as any).detail_key).toBe('errors.common.validation.malformed_json');
     });

@@ -16,7 +16,7 @@ import { type RateLimitDecision, RateLimiterService } from '../platform/rate-lim
 import { AuthFailureLimiter } from '../platform/rate-limit/auth-failure-limiter.service.js';
 import { clientAddressReader } from '../platform/http/client-address.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
-import { checkBody, checkUtf8, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
+import { checkBody, checkUtf8, hasBody, isJsonMediaType, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
 import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
@@ -254,12 +254,23 @@ export class McpHttpService {
       return this.json(response, 400, { error: { code: INVALID_PARAMS, message: error.message, data: error.data } });
     }
     if (route === 'tools/call') {
+      // As the REST API: a body is JSON, said so by its Content-Type.
+      if (hasBody(request.headers) && !isJsonMediaType(request.headers['content-type'])) {
+        const given = request.headers['content-type']?.split(';')[0].trim();
+        throw new DomainException(
+          'UnsupportedMediaType',
+          `${given ? `The request body is ${given.slice(0, 100)}` : 'The request body has no Content-Type'}; this operation reads application/json.`,
+          { field: 'Content-Type' },
+        );
+      }
       const body = await readJson(request);
       // 422 like the REST API: arguments nested deeper than 64 levels, or holding U+0000 or a lone surrogate, naming the member.
       checkBody(body);
       if (body === null || typeof body !== 'object' || Array.isArray(body)) {
         throw new DomainException('McpInvalidRequest', 'The body must be a JSON object {name, arguments}.', { field: 'body' });
       }
+      const stray = Object.keys(body).find((member) => member !== 'name' && member !== 'arguments');
+      if (stray !== undefined) throw new DomainException('McpInvalidRequest', `Unknown member ${stray.slice(0, 100)}: the body is {name, arguments}.`, { field: stray.slice(0, 100) });
       const { name, arguments: args = {} } = body as Record<string, unknown>;
       if (typeof name !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(name)) {
         throw new DomainException('McpInvalidRequest', 'name must be a tool name from POST /tools/list.', { field: 'name' });

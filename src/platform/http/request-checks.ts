@@ -91,6 +91,12 @@ export function checkQuery(query: Record<string, unknown>): void {
   }
 }
 
+/** Whether a Content-Type names JSON: `application/json` or `application/…+json`, any parameters. */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  const type = contentType?.split(';')[0].trim().toLowerCase();
+  return type === 'application/json' || /^application\/[!#$%&'*.^`|~\w-]+\+json$/.test(type ?? '');
+}
+
 /** Whether the request carries body bytes (an empty body with a Content-Type is no body). */
 export function hasBody(headers: IncomingHttpHeaders): boolean {
   if (headers['transfer-encoding'] !== undefined) return true;
