@@ -94,6 +94,17 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const listed = await shortcut(mcp.base, '/tools/list', { ...credentials(demo.mcp_token, demo.tenant.slug), [name]: value });
       expect(listed.status).toBe(400);
       expect(listed.body).toEqual({ error: expect.objectContaining({ code: -32602, message: expect.stringMatching(message) }) });
+      // A batch (2025-03-26) refused for it is answered as JSON-RPC 2.0 answers a batch: an array, one error per request, none for its notification.
+      const batch = await rpc(
+        [
+          { jsonrpc: '2.0', id: 1, method: 'ping' },
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', id: 'two', method: 'tools/list' },
+        ],
+        { [name]: value, 'mcp-protocol-version': '2025-03-26' },
+      );
+      expect(batch.status).toBe(200);
+      expect(batch.body).toEqual([1, 'two'].map((id) => ({ jsonrpc: '2.0', id, error: expect.objectContaining({ code: -32602, message: expect.stringMatching(message) }) })));
     });
 
     it.each([

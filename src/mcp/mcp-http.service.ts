@@ -161,9 +161,17 @@ export class McpHttpService {
     }
     const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
     const id = messages.length === 1 && messages[0] !== null && typeof messages[0] === 'object' ? (messages[0].id ?? null) : null;
-    // A refused request is answered with its JSON-RPC error. A notification is never answered
-    // (JSON-RPC 2.0), so a body of notifications alone is refused with an HTTP error (Streamable HTTP).
-    const refusal = messages.some((message) => typeof message?.method === 'string' && message.id !== undefined) ? 200 : 400;
+    // A refused request is answered with its JSON-RPC error; a refused batch with one for each of
+    // its requests, an array as JSON-RPC 2.0 answers a batch. A notification is never answered, so
+    // a body of notifications alone is refused with an HTTP error (Streamable HTTP).
+    const answered = messages.filter((message) => typeof message?.method === 'string' && message.id !== undefined);
+    const refusal = answered.length > 0 ? 200 : 400;
+    const refuse = (error: Record<string, unknown>) =>
+      this.json(
+        response,
+        refusal,
+        Array.isArray(body) && answered.length > 0 ? answered.map((message) => ({ jsonrpc: '2.0', id: message.id, error })) : { jsonrpc: '2.0', id, error },
+      );
     // A batch (2025-03-26) is as many requests as it holds messages: one was counted already, the
     // others are counted before any runs, and refused, the batch takes nothing. One larger than a
     // minute's allowance could never run: it is refused at once, counted as one request.
@@ -183,22 +191,21 @@ export class McpHttpService {
       for (const message of messages) {
         const inherited = message?.method === 'tools/call' ? inheritedName(message.params?.arguments) : undefined;
         if (inherited !== undefined) {
-          const error = { code: INVALID_PARAMS, message: `Invalid params: unknown argument ${inherited}.`, data: { field: `arguments.${inherited}` } };
-          return this.json(response, refusal, { jsonrpc: '2.0', id, error });
+          return refuse({ code: INVALID_PARAMS, message: `Invalid params: unknown argument ${inherited}.`, data: { field: `arguments.${inherited}` } });
         }
       }
       const selection = this.selection(request);
       const calls = messages.flatMap((message) => (message?.method === 'tools/call' && typeof message.params?.name === 'string' ? [message.params.name as string] : []));
       request.auth = this.tools.authInfo({ caller, selection, calls });
     } catch (error) {
-      if (error instanceof ToolSelectionRefused) return this.json(response, refusal, { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: error.message, data: error.data } });
+      if (error instanceof ToolSelectionRefused) return refuse({ code: INVALID_PARAMS, message: error.message, data: error.data });
       if (!(error instanceof DomainException)) throw error;
       const field = typeof error.extras.field === 'string' ? error.extras.field.replace(/^params\./, '') : undefined;
       const message =
         error.extras.code === 'max_depth'
           ? 'Invalid params: the request is nested deeper than 64 levels.'
           : `Invalid params: ${field ?? 'the body'} contains ${UNSTORABLE_CHARACTERS[error.extras.code as keyof typeof UNSTORABLE_CHARACTERS]}, which no record can hold.`;
-      return this.json(response, refusal, { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message, data: { field, code: error.extras.code } } });
+      return refuse({ code: INVALID_PARAMS, message, data: { field, code: error.extras.code } });
     }
     return this.mcp(request, response, body);
   }
