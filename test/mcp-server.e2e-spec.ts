@@ -448,6 +448,12 @@ describe('agent-tool server (e2e)', () => {
         expect(await untyped.json()).toMatchObject({ detail_key: 'errors.common.unsupported_media_type', field: 'Content-Type' });
       }
       expect((await shortcut(mcp.base, '/tools/call', { ...headers(), 'content-type': 'application/vnd.api+json; charset=utf-8' }, { name: 'list_invoices', arguments: {} })).status).toBe(200);
+      // Read as it comes, UTF-8: another charset or a compressed body is refused, never misread.
+      for (const [extra, field] of [[{ 'content-type': 'application/json; charset=utf-16le' }, 'Content-Type'], [{ 'content-encoding': 'gzip' }, 'Content-Encoding']] as const) {
+        const refused = await shortcut(mcp.base, '/tools/call', { ...headers(), ...extra }, { name: 'list_invoices', arguments: {} });
+        expect(refused.status).toBe(415);
+        expect(refused.body).toMatchObject({ detail_key: 'errors.common.unsupported_media_type', field });
+      }
       const broken = await fetch(`${mcp.base}/tools/call`, { method: 'POST', headers: { ...headers(), 'content-type': 'application/json' }, body: '{nope' });
       expect(broken.status).toBe(422);
       expect(((await broken.json()) as any).detail_key).toBe('errors.common.validation.malformed_json');

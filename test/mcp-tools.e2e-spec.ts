@@ -381,6 +381,14 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(method.body).toMatchObject({ id: 7, error: { code: -32020, data: { mismatch: { header: 'tools/list' } } } });
     });
 
+    it('leaves a 2026-07-28 batch to the SDK, which refuses it whole (that revision has no batches), whatever else our checks would refuse', async () => {
+      for (const headers of [{}, { 'X-MCP-Toolsets': 'payroll' }] as Record<string, string>[]) {
+        const answer = await rpc([modern('tools/list', '2026-07-28'), { ...modern('tools/list', '2026-07-28'), id: 8 }], { 'mcp-protocol-version': '2026-07-28', ...headers });
+        expect(answer.status).toBe(400);
+        expect(answer.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/batch/i) } });
+      }
+    });
+
     it('serves a well-formed raw 2026-07-28 request, so the refusals above are about the fault alone', async () => {
       const answer = await rpc(modern('tools/list', '2026-07-28'), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
       expect(answer.status).toBe(200);

@@ -44,9 +44,10 @@ export async function cliMain(argv: string[], io: CliOutput = processOutput): Pr
 }
 
 /**
- * A message as one line a terminal shows as it is: control characters (a NUL or a line break
- * echoed from the input, a C1 escape) written as `\uXXXX`.
+ * A message a terminal shows as it is: control characters (a NUL or an escape sequence echoed
+ * from the input, C1 controls) written as `\uXXXX`. Line breaks and tabs stay: some messages
+ * have lines of their own (an invalid configuration names each variable on one).
  */
 function printable(message: string): string {
-  return message.replace(/[\u0000-\u001f\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return message.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

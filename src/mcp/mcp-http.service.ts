@@ -27,6 +27,8 @@ const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
+/** Where a 2026-07-28 request names its revision, in the `_meta` envelope. */
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 const TENANT_HEADER = 'x-oh-tenant';
 
 function pathOf(request: IncomingMessage): string {
@@ -160,6 +162,10 @@ export class McpHttpService {
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: the body is not JSON in UTF-8.' } });
     }
     const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
+    // 2026-07-28 has no batches: the SDK refuses one whole (400, -32600), counted as one request.
+    const modern =
+      header(request, 'mcp-protocol-version') === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);
+    if (Array.isArray(body) && modern) return this.mcp(request, response, body);
     const id = messages.length === 1 && messages[0] !== null && typeof messages[0] === 'object' ? (messages[0].id ?? null) : null;
     // A refused request is answered with its JSON-RPC error; a refused batch with one for each of
     // its requests, an array as JSON-RPC 2.0 answers a batch. A notification is never answered, so
@@ -261,7 +267,7 @@ export class McpHttpService {
       return this.json(response, 400, { error: { code: INVALID_PARAMS, message: error.message, data: error.data } });
     }
     if (route === 'tools/call') {
-      // As the REST API: a body is JSON, said so by its Content-Type.
+      // As on the REST API, a body is JSON, said so by its Content-Type; read as it comes, UTF-8.
       if (hasBody(request.headers) && !isJsonMediaType(request.headers['content-type'])) {
         const given = request.headers['content-type']?.split(';')[0].trim();
         throw new DomainException(
@@ -269,6 +275,11 @@ export class McpHttpService {
           `${given ? `The request body is ${given.slice(0, 100)}` : 'The request body has no Content-Type'}; this operation reads application/json.`,
           { field: 'Content-Type' },
         );
+      }
+      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1].toLowerCase();
+      const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+      if ((charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') || (encoding !== undefined && encoding !== '' && encoding !== 'identity')) {
+        throw new DomainException('UnsupportedMediaType', 'This operation reads a body of UTF-8 JSON, uncompressed.', { field: charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' ? 'Content-Type' : 'Content-Encoding' });
       }
       const body = await readJson(request);
       // 422 like the REST API: arguments nested deeper than 64 levels, or holding U+0000 or a lone surrogate, naming the member.
