@@ -16,7 +16,7 @@ import { type RateLimitDecision, RateLimiterService } from '../platform/rate-lim
 import { AuthFailureLimiter } from '../platform/rate-limit/auth-failure-limiter.service.js';
 import { clientAddressReader } from '../platform/http/client-address.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
-import { checkBody, checkUtf8, hasBody, isJsonMediaType, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
+import { checkBody, checkUtf8, hasBody, isJsonMediaType, notJson, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
 import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
@@ -268,14 +268,7 @@ export class McpHttpService {
     }
     if (route === 'tools/call') {
       // As on the REST API, a body is JSON, said so by its Content-Type; read as it comes, UTF-8.
-      if (hasBody(request.headers) && !isJsonMediaType(request.headers['content-type'])) {
-        const given = request.headers['content-type']?.split(';')[0].trim();
-        throw new DomainException(
-          'UnsupportedMediaType',
-          `${given ? `The request body is ${given.slice(0, 100)}` : 'The request body has no Content-Type'}; this operation reads application/json.`,
-          { field: 'Content-Type' },
-        );
-      }
+      if (hasBody(request.headers) && !isJsonMediaType(request.headers['content-type'])) throw notJson(request.headers['content-type']);
       const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1].toLowerCase();
       const encoding = request.headers['content-encoding']?.trim().toLowerCase();
       if ((charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') || (encoding !== undefined && encoding !== '' && encoding !== 'identity')) {

@@ -12,7 +12,7 @@ import { markAnsweredOnSocket, onRequestDone, requestLogLine } from '../logging/
 import { Metrics } from '../metrics/metrics.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../tracing/trace-id.js';
 import { allowedMethods } from './allowed-methods.js';
-import { checkBody, checkQuery, checkUtf8, hasBody } from './request-checks.js';
+import { checkBody, checkQuery, checkUtf8, hasBody, notJson } from './request-checks.js';
 import { securityHeaders } from './security-headers.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
@@ -162,14 +162,7 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     next();
   });
   app.use((request: Request, _response: Response, next: NextFunction) => {
-    if (routed.has(request) && !request.is(JSON_TYPES)) {
-      const given = request.headers['content-type']?.split(';')[0].trim();
-      throw new DomainException(
-        'UnsupportedMediaType',
-        `${given ? `The request body is ${given.slice(0, 100)}` : 'The request body has no Content-Type'}; this operation reads application/json.`,
-        { field: 'Content-Type' },
-      );
-    }
+    if (routed.has(request) && !request.is(JSON_TYPES)) throw notJson(request.headers['content-type']);
     next();
   });
   // strict: false lets any JSON value through, so routes answer "not an object" with their own key.

@@ -91,6 +91,16 @@ export function checkQuery(query: Record<string, unknown>): void {
   }
 }
 
+/** The 415 of a body that is not JSON by its Content-Type (the REST API and the agent-tool server's shortcut). */
+export function notJson(contentType: string | undefined): DomainException {
+  const given = contentType?.split(';')[0].trim();
+  return new DomainException(
+    'UnsupportedMediaType',
+    `${given ? `The request body is ${given.slice(0, 100)}` : 'The request body has no Content-Type'}; this operation reads application/json.`,
+    { field: 'Content-Type' },
+  );
+}
+
 /** Whether a Content-Type names JSON: `application/json` or `application/…+json`, any parameters. */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   const type = contentType?.split(';')[0].trim().toLowerCase();
