@@ -16,7 +16,7 @@ import { type RateLimitDecision, RateLimiterService } from '../platform/rate-lim
 import { AuthFailureLimiter } from '../platform/rate-limit/auth-failure-limiter.service.js';
 import { clientAddressReader } from '../platform/http/client-address.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
-import { checkBody, checkUtf8, hasBody, isJsonMediaType, notJson, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
+import { checkBody, checkJsonHeaders, checkUtf8, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
 import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
@@ -267,13 +267,7 @@ export class McpHttpService {
       return this.json(response, 400, { error: { code: INVALID_PARAMS, message: error.message, data: error.data } });
     }
     if (route === 'tools/call') {
-      // As on the REST API, a body is JSON, said so by its Content-Type; read as it comes, UTF-8.
-      if (hasBody(request.headers) && !isJsonMediaType(request.headers['content-type'])) throw notJson(request.headers['content-type']);
-      const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1].toLowerCase();
-      const encoding = request.headers['content-encoding']?.trim().toLowerCase();
-      if ((charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') || (encoding !== undefined && encoding !== '' && encoding !== 'identity')) {
-        throw new DomainException('UnsupportedMediaType', 'This operation reads a body of UTF-8 JSON, uncompressed.', { field: charset !== undefined && charset !== 'utf-8' && charset !== 'utf8' ? 'Content-Type' : 'Content-Encoding' });
-      }
+      checkJsonHeaders(request.headers);
       const body = await readJson(request);
       // 422 like the REST API: arguments nested deeper than 64 levels, or holding U+0000 or a lone surrogate, naming the member.
       checkBody(body);

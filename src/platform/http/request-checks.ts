@@ -101,10 +101,20 @@ export function notJson(contentType: string | undefined): DomainException {
   );
 }
 
-/** Whether a Content-Type names JSON: `application/json` or `application/…+json`, any parameters. */
-export function isJsonMediaType(contentType: string | undefined): boolean {
+/**
+ * For a body read without body-parser (the agent-tool server's shortcut): JSON by its
+ * Content-Type, else notJson's 415; read as it comes, so a charset other than UTF-8 or a
+ * Content-Encoding is a 415 too, never a misread body.
+ */
+export function checkJsonHeaders(headers: IncomingHttpHeaders): void {
+  const contentType = headers['content-type'];
   const type = contentType?.split(';')[0].trim().toLowerCase();
-  return type === 'application/json' || /^application\/[!#$%&'*.^`|~\w-]+\+json$/.test(type ?? '');
+  if (hasBody(headers) && type !== 'application/json' && !/^application\/[!#$%&'*.^`|~\w-]+\+json$/.test(type ?? '')) throw notJson(contentType);
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1].toLowerCase();
+  const encoding = headers['content-encoding']?.trim().toLowerCase();
+  const unreadable = (field: string) => new DomainException('UnsupportedMediaType', 'This operation reads a body of UTF-8 JSON, uncompressed.', { field });
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw unreadable('Content-Type');
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') throw unreadable('Content-Encoding');
 }
 
 /** Whether the request carries body bytes (an empty body with a Content-Type is no body). */

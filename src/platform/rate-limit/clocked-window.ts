@@ -26,7 +26,7 @@ export class ClockedWindow {
 
   /** The number of the window the clock is in now. */
   current(): number {
-    return this.position().index;
+    return Math.floor(this.clock.now() / this.durationMs);
   }
 
   /** Counts in window `index` (by default the current one). */
@@ -44,11 +44,5 @@ export class ClockedWindow {
   /** Gives points back in window `index`: the one they were counted in, whatever the clock says now. */
   reward(key: string, points = 1, index = this.current()): Promise<RateLimiterRes> {
     return this.counter.reward(`${key}:${index}`, points);
-  }
-
-  private position(): { index: number; resetMs: number } {
-    const now = this.clock.now();
-    const index = Math.floor(now / this.durationMs);
-    return { index, resetMs: (index + 1) * this.durationMs - now };
   }
 }
