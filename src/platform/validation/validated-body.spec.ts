@@ -1,4 +1,4 @@
-import { IsDefined, IsInt, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, IsDefined, IsInt, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DomainException } from '../errors/domain.exception.js';
 import { Checks, LISTED_FAULTS, MaxCodePoints, NestedList, ValidatedBody, validateBody } from './validated-body.js';
 
@@ -34,9 +34,15 @@ class BodyDto {
   note?: string;
 }
 
-function problem(body: unknown): DomainException {
+@ValidatedBody({ ...RULES, problems: [...RULES.problems] })
+class ShortListDto {
+  @Checks(ArrayMaxSize(2), NestedList(() => ItemDto, { problem: 'InvoiceLineInvalid', code: 'not_an_object', message: '$path must be an object, not $kind' }))
+  items: ItemDto[];
+}
+
+function problem(body: unknown, dto: new () => object = BodyDto): DomainException {
   try {
-    validateBody(BodyDto, body);
+    validateBody(dto, body);
   } catch (error) {
     if (error instanceof DomainException) return error;
     throw error;
@@ -83,6 +89,14 @@ describe('validateBody', () => {
     expect(problem({ name: 'ab', items: [{}] }).extras.errors).toEqual([{ path: 'items[0].n', code: 'required', message: 'items[0].n is required' }]);
     expect(problem({ name: 'ab', items: [{ n: 1, label: 5 }] }).extras.errors).toEqual([{ path: 'items[0].label', code: 'invalid_type', message: 'items[0].label must be a string' }]);
     expect(problem({ name: null }).extras.errors).toEqual([{ path: 'name', code: 'required', message: 'name should not be null or undefined' }]);
+  });
+
+  it('inspects a list no further than its maximum: the elements past it are not looked at', () => {
+    const tooLong = problem({ items: [{ n: 1 }, { n: 2 }, 'past the maximum', {}] }, ShortListDto);
+    expect(tooLong.errorName).toBe('InvoiceValidationFailed');
+    expect(tooLong.extras.errors).toEqual([expect.objectContaining({ path: 'items', code: 'max_items' })]);
+    // A fault within the maximum is still the line fault it was, first in the order of kinds.
+    expect(problem({ items: [{ n: 1 }, {}, {}] }, ShortListDto).extras).toMatchObject({ field: 'items[1].n', code: 'required' });
   });
 
   it('treats __proto__ and constructor as unknown members, never as the prototype', () => {
