@@ -9,8 +9,8 @@ const run = promisify(execFile);
 /**
  * What a client generator makes of the document: openapi-typescript turns it into types, and a
  * small program written against them compiles under `tsc --strict`. The program uses what an
- * integrator would: an operation by its operationId, a page, a create body, a problem, and a
- * webhook receiver's handler of one event type.
+ * integrator would: an operation by its operationId, a page, a create body, problems with their
+ * extra members, and a webhook receiver's handler of one event type.
  */
 const PROGRAM = `
 import type { components, operations, paths, webhooks } from './schema.js';
@@ -37,6 +37,18 @@ export function describe(problem: Problem): string {
   const status: number = problem.status;
   return \`\${status} \${problem.detail_key} \${problem.supported_versions?.join(',') ?? ''}\`;
 }
+
+// Two 409 bodies as the API sends them: each member has its place in the problem's type.
+export const notActive: Problem = {
+  type: 'http://localhost:3000/errors/conflict',
+  title: 'Endpoint not active',
+  status: 409,
+  detail: 'The endpoint is paused; resume it first.',
+  detail_key: 'errors.integrations.webhooks.endpoint_not_active',
+  code: 'endpoint_not_active',
+  endpoint_status: 'paused',
+};
+export const notPending: Problem = { ...notActive, detail_key: 'errors.integrations.webhooks.delivery_not_pending', code: 'delivery_not_pending', delivery_status: 'delivered' };
 
 // @ts-expect-error ProblemDto.status is an integer, not a string
 export const wrong: Problem['status'] = '422';

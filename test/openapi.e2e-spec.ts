@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { Errors } from '../src/platform/catalog/errors.js';
+import { Errors, RESOURCE_KEY, resourceErrors } from '../src/platform/catalog/errors.js';
 import { isUnversionedPath } from '../src/platform/versioning/api-version.js';
 import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
@@ -177,16 +177,32 @@ describe('OpenAPI document (e2e)', () => {
       expect(amounts).not.toContain(2 ** 53 - 1);
     });
 
+    it('writes the times of its examples as the API sends them: UTC to the millisecond', () => {
+      const answers = JSON.stringify([ops().map(({ operation }) => operation.responses), document.webhooks, document.components.schemas]);
+      const times = [...answers.matchAll(/"(\d{4}-\d\d-\d\dT[^"]*)"/g)].map(([, time]) => time);
+      expect(times.length).toBeGreaterThan(20);
+      expect(times.filter((time) => new Date(time).toISOString() !== time)).toEqual([]);
+    });
+
     it('shows on each error answer a problem that answer can be: a detail_key its description names, never an admin or tool-server key', () => {
       for (const { operation } of ops()) {
         for (const [status, response] of Object.entries(operation.responses as Json)) {
           if (Number(status) < 400) continue;
           const { detail_key: key } = response.content['application/problem+json'].example;
           expect(key).not.toMatch(/^errors\.(admin|mcp)\./);
-          const ofStatus = new Set(Object.values(Errors).filter((entry) => entry.status === Number(status)).map((entry) => entry.detailKey));
+          const ofResources = [...(response.description as string).matchAll(RESOURCE_KEY)].flatMap(([, name]) => Object.values(resourceErrors(name)));
+          const ofStatus = new Set([...Object.values(Errors), ...ofResources].filter((entry) => entry.status === Number(status)).map((entry) => entry.detailKey));
           const named = [...(response.description as string).matchAll(/`(errors\.[\w.]+)`/g)].map(([, name]) => name).filter((name) => ofStatus.has(name));
           if (named.length > 0) expect([status, named]).toEqual([status, expect.arrayContaining([key])]);
         }
+      }
+      // A read resource's own keys: its retrieve's 404, its list's unreadable cursor.
+      for (const name of ['invoices', 'vehicles', 'leave_requests']) {
+        const { notFound, invalidCursor } = resourceErrors(name);
+        const retrieve = document.paths[`/v1/${name}/{id}`].get.responses;
+        expect(retrieve['404'].content['application/problem+json'].example).toMatchObject({ detail_key: notFound.detailKey, code: 'not_found', title: notFound.title });
+        expect(retrieve['422'].description).toContain('`errors.common.validation.invalid_input`');
+        expect(document.paths[`/v1/${name}`].get.responses['422'].description).toContain(`\`${invalidCursor.detailKey}\``);
       }
       const create = document.paths['/v1/invoices'].post.responses;
       expect(create['409'].content['application/problem+json'].example).toMatchObject({ detail_key: 'errors.idempotency.body_mismatch', type: expect.stringMatching(/\/idempotency-conflict$/) });

@@ -56,6 +56,13 @@ export class ProblemDto {
 
   @ApiPropertyOptional({ type: 'integer', description: 'With quota_exceeded: the quota.', example: 5 })
   limit?: number;
+
   @ApiPropertyOptional({ description: 'On 400 `unsupported_version`: the versions this server serves.', type: [String], example: ['2026-05-16'] })
   supported_versions?: string[];
+
+  @ApiPropertyOptional({ description: 'On 409 `endpoint_not_active`: the endpoint\'s status.', example: 'paused' })
+  endpoint_status?: string;
+
+  @ApiPropertyOptional({ description: 'On 409 `delivery_not_pending`: the delivery\'s status.', example: 'delivered' })
+  delivery_status?: string;
 }

@@ -181,6 +181,9 @@ export type ErrorName = keyof typeof Errors;
 /** An entry of the catalogue by name, or a readable resource's own entry (`resourceErrors`). */
 export type ErrorRef = ErrorName | ErrorDefinition;
 
+/** A readable resource's own key as the documents quote it; the first group is the resource's name. */
+export const RESOURCE_KEY = /`errors\.integrations\.(\w+)\.(?:invalid_cursor|not_found)`/g;
+
 /**
  * The list cursor and retrieve not-found errors of the readable resource `name`
  * (`errors.integrations.<name>.invalid_cursor` / `.not_found`): derived from the resource

@@ -270,7 +270,7 @@ export const EVENT_DATA_SCHEMAS = {
     ),
     sent_at: later(timestamp()),
     completed_at: later(timestamp()),
-    expires_at: { ...orNull(timestamp('When unsigned signers can no longer sign.')), examples: ['2026-06-15T22:00:00.000000Z'] },
+    expires_at: { ...orNull(timestamp('When unsigned signers can no longer sign.')), examples: ['2026-06-15T22:00:00.000Z'] },
   }),
 } satisfies Record<string, JsonSchema>;
 

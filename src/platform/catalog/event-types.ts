@@ -52,10 +52,10 @@ function lastChange(example: Record<string, unknown>): { updated_at?: string } {
 }
 
 /** Times and an invoice number for examples of records past their first state (a component's own example shows 2026-05-16T09:30). */
-const LATER = '2026-05-20T08:00:00.000000Z';
+const LATER = '2026-05-20T08:00:00.000Z';
 /** A second step after LATER (a case acknowledged, then closed). */
-const LATEST = '2026-06-03T15:00:00.000000Z';
-const ISSUED = { number: 'INV-2026-000042', issued_at: '2026-05-16T10:00:00.000000Z' };
+const LATEST = '2026-06-03T15:00:00.000Z';
+const ISSUED = { number: 'INV-2026-000042', issued_at: '2026-05-16T10:00:00.000Z' };
 /** The invoice example's total (InvoiceDto): a paid invoice has paid all of it. */
 const INVOICE_TOTAL_MINOR = 21420;
 
@@ -186,7 +186,7 @@ export const EventCatalog = {
 
   'tachograph.driver_card.downloaded': unlisted('TachographFile', 'A driver card was downloaded.', true, { source: 'driver_card', vehicle_id: null }),
   'tachograph.vehicle_unit.downloaded': unlisted('TachographFile', 'A vehicle unit was downloaded.', true, { source: 'vehicle_unit', driver_id: null, file_name: 'M_20260516_1200_WOB-K-123_WVWZZZ1KZ9W000001.DDD' }),
-  'tachograph.file.processed': unlisted('TachographFile', 'A tachograph file was processed into activities.', true, { status: 'processed', vehicle_id: null, activity_start_at: '2026-04-18T04:12:00.000000Z', activity_end_at: '2026-05-16T11:47:00.000000Z' }),
+  'tachograph.file.processed': unlisted('TachographFile', 'A tachograph file was processed into activities.', true, { status: 'processed', vehicle_id: null, activity_start_at: '2026-04-18T04:12:00.000Z', activity_end_at: '2026-05-16T11:47:00.000Z' }),
   'tachograph.file.failed': unlisted('TachographFile', 'A tachograph file could not be processed.', true, { status: 'failed', vehicle_id: null, failure_reason: 'The file signature did not verify.' }),
   'tachograph.download.overdue': unlisted('TachographDownloadDue', 'A legally required download is overdue.', true),
   'tachograph.infringement.detected': unlisted('TachographInfringement', 'A driving or rest time infringement was found.', true),

@@ -6,7 +6,11 @@ export interface ProblemFieldError {
   message: string;
 }
 
-/** Optional members of a problem body (spec section 7). */
+/**
+ * Optional members of a problem body (spec section 7). Each is declared in ProblemDto too, so
+ * that a client generated from the document types every body it can receive; only `checks`
+ * is not, as /readyz is not part of the API's document.
+ */
 export interface ProblemExtras {
   code?: string;
   field?: string;
@@ -15,7 +19,11 @@ export interface ProblemExtras {
   missing_scope?: string;
   missing_scopes?: string[];
   unknown_event_types?: string[];
-  [member: string]: unknown;
+  limit?: number;
+  supported_versions?: string[];
+  endpoint_status?: string;
+  delivery_status?: string;
+  checks?: Record<string, string>;
 }
 
 /**

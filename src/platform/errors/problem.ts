@@ -32,8 +32,7 @@ function build(definition: ErrorDefinition, errorsBaseUrl: string, detail: strin
     detail_key: definition.detailKey,
   };
   if (definition.code !== undefined) body.code = definition.code;
-  for (const [member, value] of Object.entries(extras)) if (value !== undefined) body[member] = value;
-  return body;
+  return Object.assign(body, Object.fromEntries(Object.entries(extras).filter(([, value]) => value !== undefined)));
 }
 
 interface ExpressError {

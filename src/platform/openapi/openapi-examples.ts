@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
-import { Errors } from '../catalog/errors.js';
+import { Errors, RESOURCE_KEY, resourceErrors } from '../catalog/errors.js';
 
 type Schema = Record<string, any>;
+
+/**
+ * A schema extension naming the schema whose example an open member shows: the events feed's
+ * `data`, any resource by its type, shows an invoice.
+ */
+export const EXAMPLE_OF = 'x-example-of';
 
 /**
  * Example values for media types that declare none, built from the schema: a property's own
@@ -11,6 +17,7 @@ type Schema = Record<string, any>;
  */
 export function exampleFor(schema: Schema | undefined, schemas: Record<string, Schema>, name = 'id', seen: string[] = [], inRecord = false): unknown {
   if (!schema) return undefined;
+  if (schema[EXAMPLE_OF]) return exampleFor(schema[EXAMPLE_OF], schemas, name, seen, inRecord);
   if (typeof schema.$ref === 'string') {
     const target = schema.$ref.replace('#/components/schemas/', '');
     if (seen.includes(target)) return undefined;
@@ -75,7 +82,7 @@ function stringExample(schema: Schema, name: string): string {
     case 'date':
       return '2026-05-16';
     case 'date-time':
-      return '2026-05-16T09:30:00.000000Z';
+      return '2026-05-16T09:30:00.000Z';
     case 'uri':
       return 'https://api.example.com/v1/invoices';
     case 'email':
@@ -95,11 +102,13 @@ function uuidFor(name: string): string {
 
 /**
  * A problem as the operation answers it with `status`: the catalogue entry of that status its
- * answer's description names first, else the first of that status an API operation can give (the
- * admin CLI's and the tool server's keys are never a REST answer).
+ * answer's description names first (a readable resource's own keys included), else the first of
+ * that status an API operation can give (the admin CLI's and the tool server's keys are never a
+ * REST answer).
  */
 export function problemExample(status: number, errorsBaseUrl: string, description = ''): Record<string, unknown> | undefined {
-  const ofStatus = Object.values(Errors).filter((entry) => entry.status === status);
+  const ofResources = [...description.matchAll(RESOURCE_KEY)].flatMap(([, name]) => Object.values(resourceErrors(name)));
+  const ofStatus = [...Object.values(Errors), ...ofResources].filter((entry) => entry.status === status);
   const mentioned = (entry: (typeof ofStatus)[number]) => description.indexOf(`\`${entry.detailKey}\``);
   const named = ofStatus.filter((entry) => mentioned(entry) >= 0).sort((a, b) => mentioned(a) - mentioned(b));
   const definition = named[0] ?? ofStatus.find((entry) => !/^errors\.(admin|mcp)\./.test(entry.detailKey));

@@ -35,7 +35,7 @@ export function ApiPaginatedResponse(item: Type<unknown>, description: string): 
           next_cursor: { type: ['string', 'null'], description: 'Opaque; null on the last page.' },
           has_more: {
             type: 'boolean',
-            description: 'Whether more items follow. A page may hold fewer than `limit` items and still have more (a page of invoices stops at 5,000 lines, a page of events at 5 MB): follow `has_more`, not the count.',
+            description: 'Whether more items follow. A page may hold fewer than `limit` items and still have more (a page of invoices or of events ends early at about 1 MB of lines or events): follow `has_more`, not the count.',
           },
         },
       },

@@ -25,12 +25,12 @@ export function readResourceController(resource: ReadResource): Type {
   class ReadResourceController {
     constructor(@Inject(ResourceReader) private readonly reader: ResourceReader) {}
 
-    @ListRoute(resource.scope, resource.item, `List ${plural}`)
+    @ListRoute(resource.name, resource.scope, resource.item, `List ${plural}`)
     list(@CurrentAuth() auth: AuthContext, @PageParams() page: PageRequest): Promise<Page<object>> {
       return this.reader.list(resource, auth.tenantId, page);
     }
 
-    @RetrieveRoute(resource.scope, resource.item, `Retrieve ${resource.article} ${resource.singular}`)
+    @RetrieveRoute(resource.name, resource.scope, resource.item, `Retrieve ${resource.article} ${resource.singular}`)
     retrieve(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string): Promise<object> {
       return this.reader.get(resource, auth.tenantId, id);
     }

@@ -1,8 +1,12 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVENT_TYPES } from '../../../platform/catalog/event-types.js';
+import { ApiProperty } from '@nestjs/swagger';
+import { EVENT_TYPES, EventCatalog } from '../../../platform/catalog/event-types.js';
+import { EXAMPLE_OF } from '../../../platform/openapi/openapi-examples.js';
 import { CURRENT_API_VERSION } from '../../../platform/versioning/api-version.js';
 
-/** An item of the events feed: the very object a webhook delivers for the event in the current version. */
+/**
+ * An item of the events feed: the very object a webhook delivers for the event in the current
+ * version. Never a test event, so never `test`.
+ */
 export class EventDto {
   @ApiProperty({ format: 'uuid', description: 'The event id: the `id` of every delivery of it, and their `Idempotency-Key` and `webhook-id` headers.' })
   id: string;
@@ -16,9 +20,12 @@ export class EventDto {
   @ApiProperty({ format: 'date', example: CURRENT_API_VERSION, description: 'The version that shapes this object: always the current one here.' })
   api_version: string;
 
-  @ApiPropertyOptional({ enum: [true], description: 'Never set in the feed (test events are not listed); present for the shape a delivery shares.' })
-  test?: true;
-
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'The resource the event is about; the `webhooks` entry of its type gives the schema.' })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The resource the event is about; the `webhooks` entry of its type gives the schema.',
+    // A schema extension, which the decorator's type does not list.
+    ...({ [EXAMPLE_OF]: EventCatalog['fin.invoice.created'].dataSchema } as object),
+  })
   data: Record<string, unknown>;
 }
