@@ -278,6 +278,11 @@ describe('OpenAPI document (e2e)', () => {
       expect(feed.operation.responses['422'].content['application/problem+json'].example).toMatchObject({ code: 'unknown_event_type' });
       expect(feed.operation.responses['422'].description).toContain('errors.integrations.events.invalid_cursor');
       expect(documented('/v1/events/{id}', 'get').statuses).toEqual(expect.arrayContaining([200, 401, 404, 422]));
+      // An item as the feed lists it: never a test event, with its type's data.
+      const [item] = feed.operation.responses['200'].content['application/json'].example.data;
+      expect(item).not.toHaveProperty('test');
+      expect(item).toMatchObject({ type: 'fin.invoice.created', data: { status: 'draft', total_minor: 21420 } });
+      expect(document.components.schemas.EventDto.properties).not.toHaveProperty('test');
 
       const testEvents = documented('/v1/webhook_endpoints/{id}/test_events', 'post');
       expect(testEvents.operation['x-required-scopes']).toEqual(['int:webhooks:manage']);
