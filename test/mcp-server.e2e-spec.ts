@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { FEATURES, READ_RESOURCES } from '../src/app/features.js';
-import { COMPACT_TOOL_NAMES } from '../src/mcp/tools/tool-catalog.js';
+import { COMPACT_TOOL_NAMES } from '../src/mcp/tool-names.js';
 import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { runCli } from './support/cli.js';
 import { waitFor } from './support/wait-for.js';

@@ -32,7 +32,7 @@ describe('normaliseTools', () => {
 
   it('refuses a name that is no tool, naming it and the tools there are', () => {
     expect(() => normaliseTools(['list_invoice', 'get_vehicles', 'list_records'], grantable)).toThrow(
-      'unknown tools: list_invoice, list_records; the tools are list_invoices, get_vehicles, summarise_finance',
+      'unknown tools: list_invoice, list_records; list_records stands for the per-resource tools, which are granted instead; the tools are list_invoices, get_vehicles, summarise_finance',
     );
   });
 

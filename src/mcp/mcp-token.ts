@@ -1,5 +1,6 @@
 import { hashSecret, randomPrefixAndSecret } from '../platform/auth/api-key-token.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
+import { COMPACT_TOOL_NAMES } from './tool-names.js';
 
 /**
  * Agent-tool server tokens read `oht_<prefix>_<secret>` (12 lower-case letters or digits, then
@@ -34,7 +35,12 @@ export function normaliseTools(tools: readonly string[], grantable: readonly str
     return unique;
   }
   const unknown = unique.filter((tool) => !grantable.includes(tool));
-  if (unknown.length > 0) throw invalidTools(`unknown tools: ${unknown.join(', ')}; the tools are ${grantable.join(', ')}`);
+  if (unknown.length > 0) {
+    // The compact tools are what a 2026-era agent lists; they are granted through the tools they stand for.
+    const compact = unknown.filter((tool) => COMPACT_TOOL_NAMES.includes(tool));
+    const hint = compact.length > 0 ? `; ${compact.join(', ')} ${compact.length > 1 ? 'stand' : 'stands'} for the per-resource tools, which are granted instead` : '';
+    throw invalidTools(`unknown tools: ${unknown.join(', ')}${hint}; the tools are ${grantable.join(', ')}`);
+  }
   return unique;
 }
 

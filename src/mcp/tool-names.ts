@@ -8,6 +8,9 @@ export interface ToolSources {
   readonly summaries: readonly AreaSummary[];
 }
 
+/** The compact tools' names: what an agent lists, standing for the resource and summary tools (not granted themselves). */
+export const COMPACT_TOOL_NAMES: readonly string[] = ['list_records', 'get_record', 'search_records', 'recent_changes', 'summarise'];
+
 /** The verbs of a resource's own tools, in the order they are listed. */
 export const RESOURCE_TOOL_VERBS = ['list', 'get', 'search', 'recent'] as const;
 export type ResourceToolVerb = (typeof RESOURCE_TOOL_VERBS)[number];

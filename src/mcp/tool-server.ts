@@ -10,7 +10,8 @@ import { type Logger as PinoLogger, PINO_LOGGER } from '../platform/logging/logg
 import { Metrics } from '../platform/metrics/metrics.service.js';
 import type { McpCaller } from './mcp-tokens.service.js';
 import { TenantTurns } from './tenant-turns.js';
-import { type AgentTool, COMPACT_TOOL_NAMES, ToolCatalog } from './tools/tool-catalog.js';
+import { COMPACT_TOOL_NAMES } from './tool-names.js';
+import { type AgentTool, ToolCatalog } from './tools/tool-catalog.js';
 import type { ToolSelection } from './tools/tool-selection.js';
 
 /** The MCP revision of 2026 (stateless, `_meta` on every request); 2025 clients are served too. */

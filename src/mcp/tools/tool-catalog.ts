@@ -65,9 +65,6 @@ const since = z.iso
   .optional()
   .describe(`RFC 3339 date-time, e.g. 2026-05-01T00:00:00Z (default: ${DEFAULT_RECENT_DAYS} days ago).`);
 
-/** The compact tools' names. */
-export const COMPACT_TOOL_NAMES: readonly string[] = ['list_records', 'get_record', 'search_records', 'recent_changes', 'summarise'];
-
 /** A record as the generic tools answer it: its members depend on the resource. */
 const anyRecord = z.looseObject({ id: z.string(), resource: z.string().optional() });
 const pageOf = (item: z.ZodType) =>

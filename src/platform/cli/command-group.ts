@@ -32,7 +32,8 @@ export function list(value: string): string[] {
 /** A whole number JavaScript holds exactly: `99999999999999999999` is refused, not rounded. */
 export function integer(value: string): number {
   const text = value.trim();
-  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) throw new InvalidArgumentError(`not an integer: ${value}`);
+  if (!/^-?\d+$/.test(text)) throw new InvalidArgumentError(`not an integer: ${value}`);
+  if (!Number.isSafeInteger(Number(text))) throw new InvalidArgumentError(`not a whole number between -2^53 and 2^53: ${value}`);
   return Number(text);
 }
 

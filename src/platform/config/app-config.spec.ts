@@ -77,6 +77,15 @@ describe('loadConfig', () => {
   });
 
   it.each([
+    ['PORT', 'abc', 'PORT: PORT must be an integer number'],
+    ['PORT', '70000', 'PORT: PORT must not be greater than 65535'],
+    ['MCP_PORT', '-1', 'MCP_PORT: MCP_PORT must not be less than 0'],
+  ])('gives for %s=%s the one reason that applies', (name, value, reason) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration:\n  ${reason}`);
+    expect(() => loadConfig({ [name]: value })).not.toThrow(/;/);
+  });
+
+  it.each([
     ['REDIS_URL', 'redis://:hunter2@127.0.0.1:99999'],
     ['REDIS_URL', 'redis://:hunter2@'],
     ['REDIS_URL', 'http://:hunter2@127.0.0.1:6379'],

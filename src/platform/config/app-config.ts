@@ -386,7 +386,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   );
   const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
   const errors = validateSync(config, { forbidUnknownValues: true });
-  const lines = errors.map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).join('; ')}`);
+  // A variable's first failing check as written: class-validator applies a member's decorators
+  // bottom-up, so that is the last it lists (PORT=abc is "not an integer", not also out of range).
+  const lines = errors.map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).at(-1)}`);
   if (config.production && config.SECRETS_KEY === undefined) {
     lines.push('SECRETS_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted under it)');
   }
