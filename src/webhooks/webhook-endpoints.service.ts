@@ -151,11 +151,8 @@ export class WebhookEndpointsService {
     return this.apply(auth, id, 'resume');
   }
 
-  async remove(auth: AuthContext, id: string): Promise<WebhookEndpoint> {
-    const deleted = await this.apply(auth, id, 'delete');
-    // Best effort: without Redis the delete stands, and only the gauge of open circuits counts it.
-    await this.gate.forget(deleted.id).catch((error: Error) => this.logger.warn({ endpoint_id: deleted.id, error: error.message }, 'deleted endpoint: its circuit could not be dropped'));
-    return deleted;
+  remove(auth: AuthContext, id: string): Promise<WebhookEndpoint> {
+    return this.apply(auth, id, 'delete');
   }
 
   /** Support enables an endpoint for personal-data events (CLI `webhook:grant-pii`). */
@@ -184,21 +181,33 @@ export class WebhookEndpointsService {
    * quota lock before the row lock, in the same order as create: no deadlock between them.
    */
   private async apply(auth: AuthContext, id: string, action: EndpointAction): Promise<WebhookEndpoint> {
-    return this.data.transaction(auth.tenantId, async (scope) => {
+    const { endpoint, moved } = await this.data.transaction(auth.tenantId, async (scope) => {
       if (action !== 'delete') await this.lockQuota(scope);
-      const endpoint = await this.findOwned(auth, id, scope, true);
-      const step = transition(endpoint, action);
+      const current = await this.findOwned(auth, id, scope, true);
+      const step = transition(current, action);
       if (step.kind === 'gone') throw notFound(id);
-      if (step.kind === 'unchanged') return endpoint;
-      if (step.needsActiveOwner) await this.assertOwnerActive(scope, endpoint);
+      if (step.kind === 'unchanged') return { endpoint: current, moved: false };
+      if (step.needsActiveOwner) await this.assertOwnerActive(scope, current);
       if (step.takesQuotaPlace) await this.assertQuotaRoom(scope);
       const repository = scope.repository(WebhookEndpoint);
       await repository.update(
-        { id: endpoint.id },
+        { id: current.id },
         { status: step.to.status, disabledReason: step.to.disabledReason, statusChangedAt: () => 'clock_timestamp()' },
       );
-      return repository.findOneOrFail({ id: endpoint.id });
+      return { endpoint: await repository.findOneOrFail({ id: current.id }), moved: true };
     });
+    if (moved) await this.dropCircuit(endpoint, action);
+    return endpoint;
+  }
+
+  /**
+   * A circuit describes a receiver while its endpoint receives: once paused or deleted no attempt
+   * would ever close it (it would show, and count in the gauge of open circuits, for ever), and a
+   * resume starts closed, as a resumed endpoint starts afresh towards auto-disable. Best effort:
+   * without Redis the change stands.
+   */
+  private async dropCircuit(endpoint: WebhookEndpoint, action: EndpointAction): Promise<void> {
+    await this.gate.forget(endpoint.id).catch((error: Error) => this.logger.warn({ endpoint_id: endpoint.id, action, error: error.message }, 'endpoint changed: its circuit could not be dropped'));
   }
 
   /** Endpoints are managed by the key that created them, or by any `int:*` key of the company (spec 5.8). */

@@ -3,6 +3,7 @@ import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { AutoDisable } from '../../src/webhooks/delivery/auto-disable.service.js';
+import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
 import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
 import type { TestApi } from '../support/api.js';
@@ -64,6 +65,40 @@ describe('auto-disable of failing endpoints (e2e)', () => {
     expect(await stored(endpoint.id)).toMatchObject({ disabledReason: 'auto_410_repeat' });
   });
 
+  it('does not disable an endpoint resumed while its failures were judged: the evidence was of the activity before', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/gone-resumed') });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);
+    await settledDeliveries(api.app, endpoint.id, 2);
+    // The third 410 is judged while the test holds the endpoint's row, and a pause and resume are
+    // made under that lock: the judgement read three 410s, and its UPDATE waits for the lock.
+    const lock = db.createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    try {
+      // NO KEY: the relay's insert of the delivery (a foreign key to the row) still passes.
+      await lock.query(`SELECT 1 FROM webhook_endpoints WHERE id = $1 FOR NO KEY UPDATE`, [endpoint.id]);
+      await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      await waitFor(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE webhook_endpoints SET status = ''disabled''%'`,
+            )
+          ).length > 0,
+        10_000,
+        'the judgement to wait for the row',
+      );
+      await lock.query(`UPDATE webhook_endpoints SET status_changed_at = clock_timestamp() WHERE id = $1`, [endpoint.id]);
+      await lock.commitTransaction();
+    } finally {
+      if (lock.isTransactionActive) await lock.rollbackTransaction();
+      await lock.release();
+    }
+    await settledDeliveries(api.app, endpoint.id, 3);
+    await worker.get(AutoDisable).afterFailure(session.tenant.id, endpoint.id, new Date(), false);
+    expect(await stored(endpoint.id)).toMatchObject({ status: 'active', disabledReason: null });
+  });
+
   it('auto_consecutive_failures: failed attempts in a row reach the threshold; the deliveries left end endpoint_disabled', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/failing') });
     await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);
@@ -74,6 +109,8 @@ describe('auto-disable of failing endpoints (e2e)', () => {
     expect(attempts).toBeGreaterThanOrEqual(12);
     expect(attempts).toBeLessThanOrEqual(13);
     expect(rows.map((row) => row.status === 'failed' ? row.error_class : row.status).sort()).toEqual(['endpoint_disabled', 'endpoint_disabled']);
+    // The failures had opened its circuit; disabled, it is never attempted again, so the circuit is dropped.
+    expect((await worker.get(DeliveryGate).circuits([endpoint.id])).get(endpoint.id)).toMatchObject({ state: 'closed', openedAt: null });
   });
 
   it("judges one endpoint's failures together: one judgement at a time, one more after it for the failures it did not see", async () => {

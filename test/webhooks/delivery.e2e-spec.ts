@@ -7,6 +7,7 @@ import { EventPublisher } from '../../src/platform/events/event-publisher.servic
 import { TenantData } from '../../src/platform/tenancy/tenant-data.js';
 import { TenantsService } from '../../src/platform/tenancy/tenants.service.js';
 import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
+import { DeliveryStore } from '../../src/webhooks/delivery/delivery-store.js';
 import { WebhookSecretBox } from '../../src/webhooks/secrets/webhook-secret-box.js';
 import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
 import type { TestApi } from '../support/api.js';
@@ -365,6 +366,16 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
       const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
       expect(delivery).toMatchObject({ status: 'failed', error_class: 'api_key_inactive', attempt: 1 });
       expect(requestsTo('/recheck/revoked-cli')).toHaveLength(1);
+      // The attempt found it paused already: it says so, so that the pause is logged once, by whoever made it.
+      expect(await worker.get(DeliveryStore).pauseForKey(endpoint.id, 'api_key_revoked')).toBe(false);
+    });
+
+    it('pauses for a key once: the attempt that pauses the endpoint says so, and no later one', async () => {
+      const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/pause-once') });
+      const store = worker.get(DeliveryStore);
+      expect(await store.pauseForKey(endpoint.id, 'api_key_inactive')).toBe(true);
+      expect(await store.pauseForKey(endpoint.id, 'api_key_revoked')).toBe(false);
+      expect(await db.getRepository(WebhookEndpoint).findOneByOrFail({ id: endpoint.id })).toMatchObject({ status: 'paused', disabledReason: 'api_key_inactive' });
     });
 
     it("a deactivated company: its pending delivery fails with api_key_inactive, and its later events are queued for no endpoint", async () => {

@@ -121,8 +121,14 @@ describe('webhook endpoint quota and states (e2e)', () => {
       expect((await action(id, 'pause')).body).toMatchObject({ status: 'paused', disabled_reason: 'auto_7_day_all_dead' });
     });
 
-    it('drops a deleted endpoint’s open circuit, which no attempt would ever close: its record shows it closed, the open count leaves it out', async () => {
+    it.each([
+      ['delete', 'active'],
+      ['pause', 'active'],
+      // Paused by a worker (its key expired) with the circuit open: resumed, it starts closed.
+      ['resume', 'paused'],
+    ] as const)('drops the open circuit at %s (the endpoint %s), which no attempt would close: its record shows it closed, the open count leaves it out', async (change, from) => {
       const endpoint = await created();
+      if (from === 'paused') await setState(endpoint.id, 'paused', 'api_key_inactive');
       const gate = api.app.get(DeliveryGate);
       const now = Date.now();
       await gate.enqueue(Array.from({ length: 5 }, () => ({ endpointId: endpoint.id, deliveryId: randomUUID(), dueMs: now })), now);
@@ -137,7 +143,9 @@ describe('webhook endpoint quota and states (e2e)', () => {
       try {
         const counted = () => redis.sismember(`${api.config.REDIS_PREFIX}:wh:open`, endpoint.id);
         expect(await counted()).toBe(1);
-        expect((await remove(endpoint.id)).body.circuit).toMatchObject({ state: 'closed', opened_at: null });
+        const changed = change === 'delete' ? await remove(endpoint.id) : await action(endpoint.id, change);
+        expect(changed.status).toBe(200);
+        expect(changed.body.circuit).toMatchObject({ state: 'closed', opened_at: null });
         expect(await circuit()).toMatchObject({ state: 'closed', opened_at: null });
         expect(await counted()).toBe(0);
       } finally {

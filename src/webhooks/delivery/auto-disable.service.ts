@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { TenantData, type TenantScope } from '../../platform/tenancy/tenant-data.js';
 import type { WebhookDisabledReason } from '../webhook-endpoint.entity.js';
+import { DeliveryGate } from './gate/delivery-gate.js';
 import { StatementBatcher } from './statement-batcher.js';
 
 interface Failure {
@@ -9,6 +10,17 @@ interface Failure {
   endpointId: string;
   now: Date;
   dead: boolean;
+}
+
+/** An endpoint's failures since it last became active, as the rules read them. */
+interface Streak {
+  recent: number;
+  recent_all_gone: boolean;
+  n: number;
+  since: Date | null;
+  last_success_at: Date | null;
+  /** status_changed_at as text: exact to the microsecond, where a Date keeps milliseconds. */
+  active_since: string;
 }
 
 type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failures' | 'auto_410_repeat' | 'auto_7_day_all_dead'>;
@@ -36,6 +48,7 @@ export class AutoDisable {
   constructor(
     @Inject(TenantData) private readonly data: TenantData,
     @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(DeliveryGate) private readonly gate: DeliveryGate,
   ) {}
 
   /**
@@ -66,26 +79,31 @@ export class AutoDisable {
 
   private async judge(tenantId: string, endpointId: string, now: Date, dead: boolean): Promise<AutoDisableReason | null> {
     const scope = this.data.forTenant(tenantId);
-    const reason = await this.reasonToDisable(scope, endpointId, now, dead);
-    if (reason === null) return null;
+    const verdict = await this.reasonToDisable(scope, endpointId, now, dead);
+    if (verdict === null) return null;
+    // Only the activity the evidence was read for: an endpoint paused and resumed since then
+    // (resumed by its owner after a fix) starts afresh, and is not disabled on the old failures.
     const changed = await scope.query(
       `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
-        WHERE tenant_id = $1 AND id = $2 AND status = 'active' RETURNING id`,
-      [endpointId, reason],
+        WHERE tenant_id = $1 AND id = $2 AND status = 'active' AND status_changed_at = $4::timestamptz RETURNING id`,
+      [endpointId, verdict.reason, verdict.activeSince],
     );
     if (changed.length === 0) return null;
-    this.logger.warn({ endpoint_id: endpointId, reason }, 'webhook endpoint disabled after repeated failures');
-    return reason;
+    this.logger.warn({ endpoint_id: endpointId, reason: verdict.reason }, 'webhook endpoint disabled after repeated failures');
+    // A disabled endpoint is never attempted again: its circuit would stay open, and counted, for ever.
+    await this.gate.forget(endpointId).catch((error: Error) => this.logger.warn({ endpoint_id: endpointId, error: error.message }, 'disabled endpoint: its circuit could not be dropped'));
+    return verdict.reason;
   }
 
-  private async reasonToDisable(scope: TenantScope, endpointId: string, now: Date, dead: boolean): Promise<AutoDisableReason | null> {
+  /** Why the endpoint is to be disabled, if it is, with when it became active as read (text, to the microsecond). */
+  private async reasonToDisable(scope: TenantScope, endpointId: string, now: Date, dead: boolean): Promise<{ reason: AutoDisableReason; activeSince: string } | null> {
     const config = this.config;
     // One statement, each part an index probe however long the endpoint has been failing: the last
     // success comes from the partial index of successes, the streak's start is the first attempt
     // after it, and the streak is counted only as far as the threshold it is compared with. A
     // streak also starts again when the endpoint became active (created or resumed): resuming an
     // auto-disabled endpoint gives it a new chance, not one more failure to lose it by.
-    const [streak] = await scope.query<{ recent: number; recent_all_gone: boolean; n: number; since: Date | null; last_success_at: Date | null }>(
+    const [streak] = await scope.query<Streak>(
       `WITH last_success AS (
          SELECT started_at AS at FROM webhook_delivery_attempts
           WHERE tenant_id = $1 AND endpoint_id = $2 AND response_status BETWEEN 200 AND 299
@@ -105,9 +123,16 @@ export class AutoDisable {
               ) AS capped) AS n,
               (SELECT min(started_at) FROM webhook_delivery_attempts
                 WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start)) AS since,
-              (SELECT at FROM last_success) AS last_success_at`,
+              (SELECT at FROM last_success) AS last_success_at,
+              (SELECT w.status_changed_at::text FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.id = $2) AS active_since`,
       [endpointId, config.WEBHOOK_DISABLE_GONE_STREAK, config.WEBHOOK_DISABLE_CONSECUTIVE_FAILURES],
     );
+    const reason = this.ruleMet(streak, now, dead);
+    return reason === null ? null : { reason, activeSince: streak.active_since };
+  }
+
+  private ruleMet(streak: Streak, now: Date, dead: boolean): AutoDisableReason | null {
+    const config = this.config;
     if (streak.recent >= config.WEBHOOK_DISABLE_GONE_STREAK && streak.recent_all_gone) return 'auto_410_repeat';
 
     const since: Date | null = streak.since;

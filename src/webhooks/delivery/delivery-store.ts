@@ -275,7 +275,9 @@ export class DeliveryStore implements OnModuleInit {
    * whether this call paused it.
    */
   async pauseForKey(endpointId: string, reason: KeyPauseReason): Promise<boolean> {
-    return (await this.dataSource.query(`${PAUSE_FOR_KEY_SQL} RETURNING id`, [endpointId, reason])).length > 0;
+    // TypeORM answers an UPDATE with [rows, affected rows].
+    const [, paused] = (await this.dataSource.query(PAUSE_FOR_KEY_SQL, [endpointId, reason])) as [unknown[], number];
+    return paused > 0;
   }
 
   /** For a delivery that could not be leased: null if it has ended, else when (epoch ms) it is due or its lease ends. */
