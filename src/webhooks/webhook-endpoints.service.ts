@@ -8,6 +8,7 @@ import type { RevokedKey } from '../platform/auth/api-key-hooks.js';
 import { Scope } from '../platform/catalog/scopes.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
+import { excludePublishing } from '../platform/events/event-publisher.service.js';
 import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
 import { type CreateWebhookEndpointDto, MAX_URL_LENGTH, type UpdateWebhookEndpointDto } from './dto/webhook-endpoint-input.dto.js';
 import { DeliveryGate } from './delivery/gate/delivery-gate.js';
@@ -74,6 +75,7 @@ export class WebhookEndpointsService {
     const endpoint = await this.data.transaction(auth.tenantId, async (scope) => {
       await this.assertQuotaRoom(scope);
       if (!(await this.activeOwner(scope, auth.apiKeyId))) throw invalidToken('The API key was revoked, expired or deleted while the request ran.');
+      await excludePublishing(scope);
       const repository = scope.repository(WebhookEndpoint);
       const [id] = await repository.insert({
         apiKeyId: auth.apiKeyId,
@@ -170,6 +172,7 @@ export class WebhookEndpointsService {
 
   /** The key:revoke hook: the key's active endpoints pause with `api_key_revoked`, in the revocation's transaction. */
   async pauseForRevokedKey(key: RevokedKey, scope: TenantScope): Promise<void> {
+    await excludePublishing(scope);
     await scope.repository(WebhookEndpoint).update(
       { apiKeyId: key.id, status: 'active' },
       { status: 'paused', disabledReason: 'api_key_revoked', statusChangedAt: () => 'clock_timestamp()' },
@@ -189,6 +192,7 @@ export class WebhookEndpointsService {
       if (step.kind === 'unchanged') return { endpoint: current, moved: false };
       if (step.needsActiveOwner) await this.assertOwnerActive(scope, current);
       if (step.takesQuotaPlace) await this.assertQuotaRoom(scope);
+      await excludePublishing(scope);
       const repository = scope.repository(WebhookEndpoint);
       await repository.update(
         { id: current.id },

@@ -141,6 +141,44 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
       await waitFor(async () => requestsTo('/late/active').length === 1, 10_000, 'the replay to arrive');
     });
 
+    it('an event published while a resume commits waits for it, and is delivered: never judged by the pause the resume is ending', async () => {
+      const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/late/resuming') });
+      await setStatus(endpoint.id, 'paused');
+      // The resume stalls after its UPDATE, before its commit, on an advisory lock the test holds.
+      const stallKey = 0x5745_4b31;
+      const stall = db.createQueryRunner();
+      await stall.connect();
+      await stall.query(`SELECT pg_advisory_lock($1)`, [stallKey]);
+      await db.query(`CREATE FUNCTION test_stall_resume() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_advisory_xact_lock_shared(${stallKey}); RETURN NULL; END $$`);
+      await db.query(`CREATE TRIGGER test_stall_resume AFTER UPDATE ON webhook_endpoints FOR EACH ROW WHEN (NEW.id = '${endpoint.id}' AND NEW.status = 'active') EXECUTE FUNCTION test_stall_resume()`);
+      const waitingOn = async (statement: string) =>
+        (await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'advisory' AND query LIKE $1`, [`${statement}%`])).length > 0;
+      let published: string | undefined;
+      try {
+        const resumed = api.http.post(`/v1/webhook_endpoints/${endpoint.id}/resume`).set('Authorization', session.auth).then((res) => res);
+        await waitFor(() => waitingOn('UPDATE "webhook_endpoints"'), 10_000, 'the resume to stall after its update');
+        const data = await eventData(api.app, 'fin.invoice.created');
+        const publishing = api.app
+          .get(TenantData)
+          .transaction(session.tenant.id, (scope) => api.app.get(EventPublisher).publish(scope, 'fin.invoice.created', data))
+          .then((envelope) => (published = envelope.id));
+        // Either the event waits for the resume, or (without that) it commits and is relayed while the resume is still uncommitted.
+        await waitFor(
+          async () => (published ? (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [published])).length === 1 : waitingOn('INSERT INTO events')),
+          10_000,
+          'the event to wait for the resume, or to be relayed',
+        );
+        await stall.query(`SELECT pg_advisory_unlock($1)`, [stallKey]);
+        expect((await resumed).status).toBe(200);
+        await publishing;
+      } finally {
+        await db.query(`DROP TRIGGER IF EXISTS test_stall_resume ON webhook_endpoints`);
+        await db.query(`DROP FUNCTION IF EXISTS test_stall_resume()`);
+        await stall.release();
+      }
+      expect(await settledDeliveries(api.app, endpoint.id, 1)).toEqual([expect.objectContaining({ event_id: published, status: 'delivered' })]);
+    });
+
     it('an event from before a pause and a resume, relayed after both, is delivered', async () => {
       const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/late/between') });
       const before = await now();

@@ -34,6 +34,19 @@ export class EventPublisher {
 }
 
 /**
+ * For a change that deliveries are judged by at each event's time (a webhook endpoint created,
+ * paused, resumed, deleted or disabled, stamped with clock_timestamp() after this): holds the
+ * company's publishing lock exclusively until the transaction ends. Every event stamped before
+ * the change has committed by then, and every later one is stamped after the change commits, so
+ * the relay never judges an event by a change it cannot see yet (an event between a resume's
+ * stamp and its commit was judged by the pause). The company's publishing waits meanwhile, so
+ * take it last, just before the change.
+ */
+export async function excludePublishing(scope: TenantScope): Promise<void> {
+  await scope.query('SELECT pg_advisory_xact_lock($2::int, hashtext($1::uuid::text))', [PUBLISHING_LOCK_NAMESPACE]);
+}
+
+/**
  * The first key of the shared transaction-level advisory lock an event's transaction holds on
  * its company from the insert until it ends (the second is the company id's hash): the events
  * feed reads who holds it to find the company's events that may still commit (PUBLISHING_HORIZON_SQL).

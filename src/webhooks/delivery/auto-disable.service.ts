@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { excludePublishing } from '../../platform/events/event-publisher.service.js';
 import { TenantData, type TenantScope } from '../../platform/tenancy/tenant-data.js';
 import type { WebhookDisabledReason } from '../webhook-endpoint.entity.js';
 import { DeliveryGate } from './gate/delivery-gate.js';
@@ -83,11 +84,14 @@ export class AutoDisable {
     if (verdict === null) return null;
     // Only the activity the evidence was read for: an endpoint paused and resumed since then
     // (resumed by its owner after a fix) starts afresh, and is not disabled on the old failures.
-    const changed = await scope.query(
-      `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
-        WHERE tenant_id = $1 AND id = $2 AND status = 'active' AND status_changed_at = $4::timestamptz RETURNING id`,
-      [endpointId, verdict.reason, verdict.activeSince],
-    );
+    const changed = await this.data.transaction(tenantId, async (disabling) => {
+      await excludePublishing(disabling);
+      return disabling.query(
+        `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
+          WHERE tenant_id = $1 AND id = $2 AND status = 'active' AND status_changed_at = $4::timestamptz RETURNING id`,
+        [endpointId, verdict.reason, verdict.activeSince],
+      );
+    });
     if (changed.length === 0) return null;
     this.logger.warn({ endpoint_id: endpointId, reason: verdict.reason }, 'webhook endpoint disabled after repeated failures');
     // A disabled endpoint is never attempted again: its circuit would stay open, and counted, for ever.
