@@ -84,5 +84,5 @@ export function verifyOhSignature(secret: string, header: string, rawBody: strin
   if (!Number.isFinite(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > toleranceSeconds) return false;
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const expected = createHmac('sha256', key).update(`${timestamp}.${rawBody}`).digest();
-  return parts.some(([name, value]) => name === 'v1' && value.length === 64 && timingSafeEqual(Buffer.from(value, 'hex'), expected));
+  return parts.some(([name, value]) => name === 'v1' && /^[0-9a-f]{64}$/.test(value) && timingSafeEqual(Buffer.from(value, 'hex'), expected));
 }

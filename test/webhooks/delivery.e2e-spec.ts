@@ -61,6 +61,11 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
     });
     expect(verifyOhSignature(secret, String(request.headers['x-oh-signature']), request.body)).toBe(true);
     expect(verifyOhSignature(secret, String(request.headers['x-oh-signature']), `${request.body} `)).toBe(false);
+    // The documented verifier refuses a forged header rather than throwing (64 characters that are not hex decode to fewer bytes).
+    const now = Math.floor(Date.now() / 1000);
+    for (const forged of [`t=${now},v1=${'z'.repeat(64)}`, `t=${now},v1=${'0'.repeat(63)}g`, `t=${now},v1=`, `t=${now}`]) {
+      expect(verifyOhSignature(secret, forged, request.body)).toBe(false);
+    }
 
     const attempts = await db.query(`SELECT * FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id]);
     expect(attempts).toEqual([

@@ -57,6 +57,8 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_SCHEDULE_MS', '1,2,3'],
     ['WEBHOOK_ALLOWED_CIDRS', 'localhost'],
     ['WEBHOOK_ALLOWED_CIDRS', '999.0.0.0/8'],
+    // Deliveries use IPv4 addresses only: an IPv6 range could never match.
+    ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.0/8,::1/128'],
     ['SECRETS_KEY', 'too-short'],
     ['DATABASE_URL', 'mysql://x'],
     ['LOG_LEVEL', 'loud'],

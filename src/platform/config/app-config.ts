@@ -37,7 +37,11 @@ const intList = ({ value }: { value: unknown }) => {
 const IsCidr = () =>
   ValidateBy({
     name: 'isCidr',
-    validator: { validate: (value) => typeof value === 'string' && ipaddr.isValidCIDR(value), defaultMessage: () => 'each entry must be a CIDR range such as 127.0.0.0/8' },
+    // IPv4 only: deliveries go to a name's IPv4 addresses, so an IPv6 range would never match.
+    validator: {
+      validate: (value) => typeof value === 'string' && ipaddr.isValidCIDR(value) && ipaddr.parseCIDR(value)[0].kind() === 'ipv4',
+      defaultMessage: () => 'each entry must be an IPv4 CIDR range such as 127.0.0.0/8 (deliveries use IPv4 addresses only)',
+    },
   }, { each: true });
 /**
  * A URL of one of `schemes` that parses whole (host, port ≤ 65535): checked here, because a

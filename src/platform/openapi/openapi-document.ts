@@ -53,7 +53,7 @@ Two signatures cover the raw body, both HMAC-SHA256 keyed with the base64-decode
 - Standard Webhooks headers \`webhook-id\`, \`webhook-timestamp\` (Unix seconds) and \`webhook-signature\`: \`v1,<base64 HMAC of "<webhook-id>.<webhook-timestamp>.<body>">\`; any Standard Webhooks library verifies them (\`new Webhook(secret).verify(body, headers)\`).
 - \`X-OH-Signature: t=<unix seconds>,v1=<hex HMAC of "<t>.<body>">\`: recompute the hex HMAC, compare in constant time with any \`v1\`, and refuse a \`t\` more than 5 minutes away.
 
-During the 24 hours after a \`rotate_secret\`, both the new and the previous secret sign: \`webhook-signature\` carries two space-separated signatures and \`X-OH-Signature\` two \`v1\` entries; accept either. A replay is signed afresh (new timestamp) with the current secret.`;
+During the 24 hours after a \`rotate_secret\`, both the new and the previous secret sign: \`webhook-signature\` carries two space-separated signatures and \`X-OH-Signature\` two \`v1\` entries; accept either. A replay is signed afresh (new timestamp) with the current secrets, as any delivery: the new one, and the previous one too during its 24 hours.`;
 }
 
 const problemResponse = (text: string) => ({ description: text, content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: PROBLEM_REF } } } });

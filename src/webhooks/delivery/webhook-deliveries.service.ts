@@ -69,7 +69,7 @@ export class WebhookDeliveriesService {
 
   /**
    * Replays one finished delivery: a new pending delivery of the same event (same envelope id
-   * and body) to the endpoint's current URL, signed afresh with its current secret.
+   * and body) to the endpoint's current URL, signed afresh with its current secrets.
    * `replayed_from` names the original delivery, also when a replay is replayed.
    */
   async replay(auth: AuthContext, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDto> {

@@ -173,4 +173,14 @@ describe('WebhookUrlChecker', () => {
     await expect(checker(env).vet('http://127.0.0.1:4000/hook')).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable' });
     await expect(checker(env).vet('https://linklocal.example.com/')).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable' });
   });
+
+  it("never admits the service's own servers: an own address on the REST, agent-tool or metrics port, whatever the allow-list", async () => {
+    const env = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', PORT: '4340', MCP_PORT: '4341', METRICS_PORT: '4342' };
+    for (const url of ['http://localhost:4340/v1/invoices', 'http://localhost:4341/mcp', 'http://localhost:4342/metrics']) {
+      await expect(checker(env).vet(url)).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable', message: expect.stringContaining("this service's own server") });
+    }
+    await expect(checker({ ...env, PORT: '80' }).vet('http://localhost/hook')).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable' });
+    // Another port of the machine is a local receiver, as before.
+    await expect(checker(env).vet('http://localhost:4343/hook')).resolves.toMatchObject({ ipv4: ['127.0.0.1'] });
+  });
 });

@@ -44,6 +44,8 @@ const machineAddresses: HostAddresses = () =>
 export class WebhookUrlChecker {
   private readonly allowedRanges: CidrRange[];
   private readonly ownHost: string;
+  /** Where this service's REST, agent-tool and metrics servers listen. */
+  private readonly ownPorts: Set<number>;
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -52,6 +54,7 @@ export class WebhookUrlChecker {
   ) {
     this.allowedRanges = config.WEBHOOK_ALLOWED_CIDRS.map(parseCidr);
     this.ownHost = new URL(config.publicBaseUrl).hostname;
+    this.ownPorts = new Set([config.PORT, config.MCP_PORT, ...(config.METRICS_PORT === undefined ? [] : [config.METRICS_PORT])]);
   }
 
   async vet(rawUrl: string): Promise<VettedWebhookUrl> {
@@ -63,10 +66,14 @@ export class WebhookUrlChecker {
     const ipv4 = records.filter((record) => record.family === 4).map((record) => record.address);
     if (ipv4.length > 0) {
       const own = await this.ownAddresses();
+      const ownPort = this.ownPorts.has(Number(url.port || (url.protocol === 'https:' ? 443 : 80)));
       for (const address of ipv4) {
+        const isOwn = own.some((candidate) => sameAddress(candidate, address));
+        // Even where the allow-list admits the machine's addresses (a local receiver), not the service's own servers.
+        if (isOwn && ownPort) refuse(`The URL names this service's own server (${host}:${url.port || 'default port'}).`, 'resolved');
         if (inRanges(address, this.allowedRanges)) continue;
         if (!isPublicIPv4(address)) refuse(`The host ${host} resolves to a private, reserved or otherwise non-public address.`, 'resolved');
-        if (own.some((candidate) => sameAddress(candidate, address))) refuse(`The host ${host} resolves to one of this service's own addresses.`, 'resolved');
+        if (isOwn) refuse(`The host ${host} resolves to one of this service's own addresses.`, 'resolved');
       }
     }
     return { url, ipv4 };
