@@ -64,6 +64,21 @@ describe('agent-tool server (e2e)', () => {
   }
 
   describe('transport', () => {
+    it('sends the REST API\'s security headers on every answer: data that nothing may sniff, load or frame', async () => {
+      const answers = [
+        await fetch(`${mcp.base}/handshake`),
+        await fetch(`${mcp.base}/tools/call`, { method: 'POST', headers: { ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'summarise_finance', arguments: {} }) }),
+        await fetch(`${mcp.base}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' }),
+        await fetch(`${mcp.base}/nowhere`),
+      ];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 404]);
+      for (const answer of answers) {
+        expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(answer.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
+        expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      }
+    });
+
     it('answers GET /handshake without a token: protocol versions, capabilities, server info', async () => {
       const response = await fetch(`${mcp.base}/handshake`);
       expect(response.status).toBe(200);

@@ -6,6 +6,7 @@ import { McpServerModule } from '../mcp/mcp-server.module.js';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
 import { answerClientErrors, httpServerOptions, requiringHost } from '../platform/http/http-pipeline.js';
+import { dataSecurityHeaders } from '../platform/http/security-headers.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
@@ -40,10 +41,12 @@ export async function createMcpServer(config: AppConfig): Promise<McpServerHandl
   const context = await NestFactory.createApplicationContext(McpRoleModule.register(config, await loadAreaSummaries()), { bufferLogs: true, abortOnError: false });
   context.useLogger(context.get(PinoNestLogger));
   const http = context.get(McpHttpService);
-  const server = createServer(
-    httpServerOptions(config),
-    requiringHost((request, response) => void http.handle(request, response), config),
-  );
+  const serve = requiringHost((request, response) => void http.handle(request, response), config);
+  const headers = dataSecurityHeaders();
+  const server = createServer(httpServerOptions(config), (request, response) => {
+    for (const [name, value] of headers) response.setHeader(name, value);
+    serve(request, response);
+  });
   answerClientErrors(server, config);
   return {
     context,

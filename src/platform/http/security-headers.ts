@@ -14,7 +14,6 @@ type Middleware = (request: Request, response: Response, next: NextFunction) => 
  *   "Try it out". No upgrade-insecure-requests: a development server answers plain http.
  */
 export function securityHeaders(config: AppConfig): Middleware {
-  const api = helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } });
   const docs = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -34,13 +33,18 @@ export function securityHeaders(config: AppConfig): Middleware {
   });
   // The headers are the same on every answer of a kind: helmet runs once per kind, and each
   // request gets its result, instead of a dozen middlewares deciding again.
-  const apiHeaders = headersOf(api);
+  const apiHeaders = dataSecurityHeaders();
   const docsHeaders = headersOf(docs);
   return (request, response, next) => {
     for (const [name, value] of isDocsPath(request.path) ? docsHeaders : apiHeaders) response.setHeader(name, value);
     response.removeHeader('X-Powered-By');
     next();
   };
+}
+
+/** helmet's headers for answers that are data, never a page (the REST API's, the agent-tool server's): nothing may load or frame them. */
+export function dataSecurityHeaders(): [string, string][] {
+  return headersOf(helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } } }));
 }
 
 /** What a helmet middleware writes, captured on a stand-in response. */
