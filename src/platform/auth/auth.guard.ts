@@ -20,11 +20,14 @@ import { PUBLIC_METADATA, SCOPES_METADATA } from '../route-access/require-scopes
  * The one global guard, deny by default: a route is reachable only if it is `@Public()` or
  * declares `@RequireScopes(...)` and the key holds every scope listed. For a route with scopes,
  * in this order:
- * 1. an address blocked for failed authentications gets 429 (`AuthFailureLimiter`);
- * 2. the key is read from the one `Authorization: Bearer` header;
- * 3. its rate-limit count in Redis starts, keyed by the key's prefix, and runs while the key is
- *    checked (usually from the in-process cache): neither waits for the other;
- * 4. a failed check is a 401 (or the 429 of too many failures) and gives its count back; a
+ * 1. the key is read from the one `Authorization: Bearer` header;
+ * 2. a key in the in-process cache is checked at once: a wrong secret is a 401 and counts
+ *    nothing against the key;
+ * 3. an address blocked for failed authentications gets 429 (`AuthFailureLimiter`), unless its
+ *    key was cached and checked;
+ * 4. the key's rate-limit count in Redis starts, keyed by its prefix, and runs while a key not
+ *    cached is read: neither waits for the other;
+ * 5. a failed check is a 401 (or the 429 of too many failures) and gives its count back; a
  *    missing scope is a 403 and gives it back too; otherwise the count decides: 429 with
  *    Retry-After, or the request goes on with `RateLimit-Policy` and `RateLimit` headers.
  */
@@ -46,24 +49,37 @@ export class AuthGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<ApiRequest>();
     // The client address (proxy-aware, so not free to compute) only when a limit needs it.
     const address = () => request.ip ?? '';
-    this.failures.assertNotBlocked(address);
+    const blocked = this.failures.blocked(address);
+    const failed = async (failure: unknown) =>
+      blocked ?? (failure instanceof DomainException && failure.errorName === 'Unauthenticated' ? await this.failures.failed(address(), failure) : failure);
     let credentials;
     try {
       credentials = bearerCredentials(request);
     } catch (failure) {
-      throw await this.failures.failed(address(), failure);
+      throw await failed(failure);
     }
     request.keyPrefix = credentials.prefix;
+
+    // A cached key is checked before it is counted: a wrong secret never spends its holder's allowance.
+    let cached;
+    try {
+      cached = this.authenticator.cachedCaller(credentials);
+    } catch (failure) {
+      throw await failed(failure);
+    }
+    // A blocked address keeps only the keys in use here: a cached key's holder behind the same
+    // address (a shared NAT) is not locked out by another client's failures; any other key waits.
+    if (blocked && !cached) throw blocked;
 
     const windows = this.limiter.windowsFor(this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_METADATA, targets));
     const counting = this.limiter.consume(windows, credentials.prefix);
     // A request that turns out not to be the key holder's, or not allowed its route, does not count.
     const refund = () => void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
     try {
-      request.auth = await this.authenticator.authenticate(credentials);
+      request.auth = cached ?? (await this.authenticator.authenticate(credentials));
     } catch (failure) {
       refund();
-      throw failure instanceof DomainException && failure.errorName === 'Unauthenticated' ? await this.failures.failed(address(), failure) : failure;
+      throw await failed(failure);
     }
 
     const required = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_METADATA, targets);

@@ -13,7 +13,10 @@ const MAX_BLOCKED = 10_000;
  * Failed authentications per client address: AUTH_FAILURES_PER_MINUTE, counted in Redis so
  * every process adds to one counter. The failure that passes the limit is answered 429 instead
  * of 401, and the process remembers the address as blocked until the window ends: every later
- * request from it, with a valid key or not, is answered 429 before its key is looked at. A
+ * request from it is answered 429 before its key is looked up, unless its key is one this
+ * process holds in its cache and it verifies (AuthGuard): a key in use keeps working beside a
+ * client failing from the same address (a shared NAT); any other, the agent-tool server's
+ * tokens included, waits for the window's end. A
  * process that has not yet seen a failure of a blocked address learns of the block on its
  * first one, so with N processes at most N−1 attempts beyond the limit are examined per window.
  */
@@ -32,16 +35,22 @@ export class AuthFailureLimiter {
 
   /** Throws the 429 when this process knows `address` is blocked. Free while nothing is blocked. */
   assertNotBlocked(addressOf: () => string): void {
-    if (this.blockedUntil.size === 0) return;
+    const refusal = this.blocked(addressOf);
+    if (refusal) throw refusal;
+  }
+
+  /** The 429 to answer when this process knows `address` is blocked, else undefined. Free while nothing is blocked. */
+  blocked(addressOf: () => string): DomainException | undefined {
+    if (this.blockedUntil.size === 0) return undefined;
     const address = addressOf();
     const until = this.blockedUntil.get(address);
-    if (until === undefined) return;
+    if (until === undefined) return undefined;
     const left = until - Date.now();
     if (left <= 0) {
       this.blockedUntil.delete(address);
-      return;
+      return undefined;
     }
-    throw this.refusal(left);
+    return this.refusal(left);
   }
 
   /** Counts a failed authentication of `address`; answers what to throw: the failure itself, or the 429 once over the limit. */
