@@ -6,7 +6,7 @@ import { IdempotencyStore } from '../src/platform/idempotency/idempotency.store.
 import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
-import { TestResourcesModule } from './support/test-resources.module.js';
+import { idempotentRuns, TestResourcesModule } from './support/test-resources.module.js';
 import { waitFor } from './support/wait-for.js';
 
 interface IdempotencyRow {
@@ -229,13 +229,15 @@ describe('Idempotency-Key (e2e)', () => {
     ['invalid_input', 'errors.common.validation.invalid_input'],
   ])('does not store a 422 %s: a retry runs again', async (outcome, detailKey) => {
     const key = randomUUID();
+    const before = idempotentRuns.count;
     const first = await post(`/v1/test_idempotency/${outcome}`, key, { customer_id: 'c' });
     expectProblem(first, 422, detailKey, 'validation');
     expect(await rows()).toEqual([]);
     const retry = await post(`/v1/test_idempotency/${outcome}`, key, { customer_id: 'c' });
     expectProblem(retry, 422, detailKey, 'validation');
     expect(retry.headers['idempotency-replayed']).toBeUndefined();
-    expect(await executions()).toBe(2);
+    expect(idempotentRuns.count - before).toBe(2);
+    expect(await executions()).toBe(0);
     expect(await rows()).toEqual([]);
   });
 
@@ -271,6 +273,7 @@ describe('Idempotency-Key (e2e)', () => {
 
   it('does not store a 5xx: a retry runs again', async () => {
     const key = randomUUID();
+    const before = idempotentRuns.count;
     const first = await post('/v1/test_idempotency/crash', key, {});
     expectProblem(first, 500, 'errors.common.internal', 'internal');
     expect(first.text).not.toContain('secret detail');
@@ -278,7 +281,20 @@ describe('Idempotency-Key (e2e)', () => {
     const retry = await post('/v1/test_idempotency/crash', key, {});
     expect(retry.status).toBe(500);
     expect(retry.headers['idempotency-replayed']).toBeUndefined();
-    expect(await executions()).toBe(2);
+    expect(idempotentRuns.count - before).toBe(2);
+  });
+
+  it('keeps the claim of a request that failed after its change committed: a 503, and a repeat is told it ran, never running it twice', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_idempotency/commit_in_doubt', key, {});
+    expectProblem(first, 503, 'errors.common.service_unavailable', 'internal');
+    expect(await executions()).toBe(1);
+    expect(await rows()).toMatchObject([{ key, state: 'committed', response_status: null }]);
+    // At once, not after the stale limit: the process that ran it knows it will store no answer.
+    const repeat = await post('/v1/test_idempotency/commit_in_doubt', key, {});
+    expectProblem(repeat, 409, 'errors.platform.idempotency.replay_unavailable', 'idempotency-conflict');
+    expect(repeat.body.detail).toMatch(/its change was saved/);
+    expect(await executions()).toBe(1);
   });
 
   it('releases the claim of a 5xx even when the first try to release it fails for a moment (a connection lost with the request)', async () => {
@@ -289,11 +305,12 @@ describe('Idempotency-Key (e2e)', () => {
     await db.query(`CREATE TRIGGER fail_first_release BEFORE DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION fail_first_release()`);
     try {
       const key = randomUUID();
+      const before = idempotentRuns.count;
       expect((await post('/v1/test_idempotency/crash', key, {})).status).toBe(500);
       expect(await rows()).toEqual([]);
       // Before: the claim stayed in progress, and the repeat was 409 in_progress for 60 s.
       expect((await post('/v1/test_idempotency/crash', key, {})).status).toBe(500);
-      expect(await executions()).toBe(2);
+      expect(idempotentRuns.count - before).toBe(2);
     } finally {
       await db.query(`DROP TRIGGER fail_first_release ON idempotency_keys; DROP FUNCTION fail_first_release(); DROP SEQUENCE release_faults`);
     }
@@ -304,6 +321,7 @@ describe('Idempotency-Key (e2e)', () => {
     ['validation_failed', 422, 'errors.integrations.invoices.validation_failed', 'validation'],
   ])('stores and replays a %s problem', async (outcome, status, detailKey, type) => {
     const key = randomUUID();
+    const before = idempotentRuns.count;
     const first = await post(`/v1/test_idempotency/${outcome}`, key, {});
     expectProblem(first, status, detailKey, type);
     const [row] = await rows();
@@ -314,7 +332,7 @@ describe('Idempotency-Key (e2e)', () => {
     expectProblem(repeat, status, detailKey, type);
     expect(repeat.headers['idempotency-replayed']).toBe('true');
     expect(repeat.text).toBe(first.text);
-    expect(await executions()).toBe(1);
+    expect(idempotentRuns.count - before).toBe(1);
   });
 
   it('stores and replays an empty 204 answer', async () => {

@@ -111,23 +111,20 @@ class TestIdempotencyController {
   }
 
   private async answer(auth: AuthContext, outcome: string, body: unknown): Promise<unknown> {
+    idempotentRuns.count += 1;
     const data = Object.assign(await this.check.example('fin.invoice.updated'), { outcome, body });
-    const event = await this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.updated', data));
+    const event = await this.data.transaction(auth.tenantId, async (scope) => {
+      const published = await this.events.publish(scope, 'fin.invoice.updated', data);
+      // As in the application's routes, a refusal or a failure comes before the commit: the change rolls back with it.
+      refuse(outcome);
+      return published;
+    });
     switch (outcome) {
       case 'large':
         return { id: event.id, padding: 'x'.repeat(300 * 1024) };
-      case 'invalid_reference':
-        throw new DomainException('InvalidReference', 'The customer does not exist.', { field: 'customer_id' });
-      case 'invalid_input':
-        throw new DomainException('InvalidInput', 'Malformed id.', { field: 'id', code: 'invalid_format' });
-      case 'validation_failed':
-        throw new DomainException('InvoiceValidationFailed', 'notes is too long.', {
-          errors: [{ path: 'notes', code: 'too_long', message: 'notes is over 2,000 characters' }],
-        });
-      case 'not_found':
-        throw new DomainException(resourceErrors('invoices').notFound, 'No such invoice.');
-      case 'crash':
-        throw new Error('simulated failure with a secret detail');
+      case 'commit_in_doubt':
+        // As pg reports a connection lost while COMMIT was answered: the change above is saved.
+        throw new Error('Connection terminated unexpectedly');
       case 'background':
         // Work the request leaves running: it commits after the answer.
         setTimeout(() => void this.data.transaction(auth.tenantId, (scope) => this.events.publish(scope, 'fin.invoice.updated', data)).catch(() => undefined), 100);
@@ -135,6 +132,26 @@ class TestIdempotencyController {
       default:
         return { id: event.id, outcome };
     }
+  }
+}
+
+/** Runs of the test_idempotency handler, those whose change rolled back included. */
+export const idempotentRuns = { count: 0 };
+
+function refuse(outcome: string): void {
+  switch (outcome) {
+    case 'invalid_reference':
+      throw new DomainException('InvalidReference', 'The customer does not exist.', { field: 'customer_id' });
+    case 'invalid_input':
+      throw new DomainException('InvalidInput', 'Malformed id.', { field: 'id', code: 'invalid_format' });
+    case 'validation_failed':
+      throw new DomainException('InvoiceValidationFailed', 'notes is too long.', {
+        errors: [{ path: 'notes', code: 'too_long', message: 'notes is over 2,000 characters' }],
+      });
+    case 'not_found':
+      throw new DomainException(resourceErrors('invoices').notFound, 'No such invoice.');
+    case 'crash':
+      throw new Error('simulated failure with a secret detail');
   }
 }
 

@@ -209,9 +209,20 @@ export class IdempotencyStore implements OnModuleInit {
     await this.finish(claim, 'too_large', status, null, null);
   }
 
-  /** Forgets the claim, so a repeat runs the request again (answers that are not stored). */
+  /**
+   * Forgets the claim of an answer that is not stored, so a repeat runs the request again; but
+   * never one whose change committed. A request can fail after its commit (the connection lost
+   * while COMMIT was answered: the change is saved, the request sees a 503): that claim stays, and
+   * is made stale at once, so a repeat is told the request ran (answer_lost) instead of running it
+   * a second time.
+   */
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.dataSource.query('DELETE FROM idempotency_keys WHERE id = $1 AND lock_token = $2', [claim.id, claim.lockToken]);
+    await this.dataSource.query(
+      `WITH forgotten AS (DELETE FROM idempotency_keys WHERE id = $1 AND lock_token = $2 AND state = 'in_progress' RETURNING id)
+       UPDATE idempotency_keys SET locked_at = '-infinity', updated_at = clock_timestamp()
+        WHERE id = $1 AND lock_token = $2 AND state = 'committed' AND NOT EXISTS (SELECT 1 FROM forgotten)`,
+      [claim.id, claim.lockToken],
+    );
   }
 
   /** Deletes expired rows in batches; returns how many were deleted. */
