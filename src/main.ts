@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
+import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from './platform/config/app-config.js';
 import { MISSING_SECRETS_KEY_WARNING } from './platform/crypto/secrets-cipher.js';
 import { migrate } from './platform/database/database.js';
@@ -23,6 +24,19 @@ type Stop = () => Promise<Record<string, unknown>>;
 /** How much longer than an attempt's timeout the worker may take to stop: its jobs and connections. */
 const WORKER_STOP_MARGIN_MS = 10_000;
 
+/**
+ * How long a server role may take to close its application once its requests have drained:
+ * with the database not answering, closing its pool would wait for it for ever.
+ */
+const CLOSE_WITHIN_MS = 10_000;
+
+/** Closes a role's application within CLOSE_WITHIN_MS; answers what the role's stopped line adds. */
+async function closeWithin(close: Promise<unknown>, role: string, logger: Logger): Promise<Record<string, unknown>> {
+  if (await settlesWithin(close, CLOSE_WITHIN_MS)) return {};
+  logger.warn({ role, within_ms: CLOSE_WITHIN_MS }, `the ${role} did not close in time (database or Redis not answering?); exiting`);
+  return { timed_out: true };
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config).child({ context: 'main' });
@@ -30,14 +44,40 @@ async function main(): Promise<void> {
   const relaxed = config.webhookSafetyRelaxed;
   if (relaxed.length > 0) logger.warn(`Webhook URL safety is relaxed for development and tests: ${relaxed.join('; ')}. Unset them in any real deployment.`);
   if (config.publicBaseUrlWarning) logger.warn(config.publicBaseUrlWarning);
+  const stops: { role: string; stop: Stop }[] = [];
+  // Installed before anything starts: a signal while a role is still starting (the worker waits
+  // for an unreachable Redis for as long as it takes, with the API already serving) stops the
+  // roles started so far, gracefully, instead of killing the process.
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    stopping = true;
+    const started = Date.now();
+    logger.info({ signal }, 'shutting down');
+    const stopRole = async ({ role, stop }: (typeof stops)[number]) => logger.info({ role, ...(await stop()) }, `${role} stopped`);
+    // One handler for the whole process (not one per role, whose first to finish would end the
+    // others' drain): every server stops accepting at once and finishes its requests; the worker,
+    // which serves none, lets its attempts and jobs finish after them; each role logs what it drained.
+    await Promise.all(stops.filter(({ role }) => role !== 'worker').map(stopRole));
+    await Promise.all(stops.filter(({ role }) => role === 'worker').map(stopRole));
+    logger.info({ signal, duration_ms: Date.now() - started }, 'shut down');
+    process.exit(0);
+  };
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () =>
+      void shutdown(signal).catch((error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      }),
+    );
+  }
+
   const applied = await migrate(config.DATABASE_URL);
   if (applied.length > 0) logger.info(`applied migrations: ${applied.join(', ')}`);
 
-  const stops: { role: string; stop: Stop }[] = [];
   let metrics: Metrics | undefined;
   // Each role's module graph is imported only when the role runs: an API-only process then never
   // loads the agent-tool server's SDK or the worker's handlers, which would only hold memory.
-  if (config.hasRole('api')) {
+  if (config.hasRole('api') && !stopping) {
     const { createApiApp } = await import('./app/create-api-app.js');
     const app = await createApiApp(config);
     metrics = app.get(Metrics);
@@ -50,12 +90,11 @@ async function main(): Promise<void> {
       role: 'api',
       stop: async () => {
         const inFlight = await requests.drain();
-        await app.close();
-        return { in_flight_requests: inFlight };
+        return { in_flight_requests: inFlight, ...(await closeWithin(app.close(), 'api', logger)) };
       },
     });
   }
-  if (config.hasRole('mcp')) {
+  if (config.hasRole('mcp') && !stopping) {
     const { createMcpServer } = await import('./app/create-mcp-server.js');
     const mcp = await createMcpServer(config);
     const requests = trackRequests(mcp.server);
@@ -66,12 +105,11 @@ async function main(): Promise<void> {
       role: 'mcp',
       stop: async () => {
         const inFlight = await requests.drain();
-        await mcp.context.close();
-        return { in_flight_requests: inFlight };
+        return { in_flight_requests: inFlight, ...(await closeWithin(mcp.context.close(), 'mcp', logger)) };
       },
     });
   }
-  if (config.hasRole('worker')) {
+  if (config.hasRole('worker') && !stopping) {
     const { createWorkerContext } = await import('./app/create-worker-context.js');
     const worker = await createWorkerContext(config);
     metrics = worker.get(Metrics);
@@ -89,33 +127,11 @@ async function main(): Promise<void> {
       },
     });
   }
-  if (metrics && config.METRICS_PORT !== undefined) {
+  if (metrics && config.METRICS_PORT !== undefined && !stopping) {
     const server = await serveMetrics(config.METRICS_PORT, metrics, (error) => logger.error({ err: error }, 'collecting metrics failed'));
     const scrapes = trackRequests(server);
     logger.info({ metrics_port: (server.address() as AddressInfo).port }, 'metrics served');
     stops.push({ role: 'metrics', stop: async () => ({ in_flight_requests: await scrapes.drain() }) });
-  }
-
-  // One handler for the whole process (not one per role, whose first to finish would end the
-  // others' drain): the servers stop accepting together and finish their requests, then the
-  // worker lets its attempts and jobs finish, each role logging what it drained; then exit 0.
-  const shutdown = async (signal: NodeJS.Signals) => {
-    const started = Date.now();
-    logger.info({ signal }, 'shutting down');
-    const stopRole = async ({ role, stop }: (typeof stops)[number]) => logger.info({ role, ...(await stop()) }, `${role} stopped`);
-    // Every server stops accepting at once; the worker, which serves none, after them.
-    await Promise.all(stops.filter(({ role }) => role !== 'worker').map(stopRole));
-    await Promise.all(stops.filter(({ role }) => role === 'worker').map(stopRole));
-    logger.info({ signal, duration_ms: Date.now() - started }, 'shut down');
-    process.exit(0);
-  };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () =>
-      void shutdown(signal).catch((error: unknown) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      }),
-    );
   }
 }
 

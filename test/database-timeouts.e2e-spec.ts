@@ -4,7 +4,9 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import { dataSourceOptions } from '../src/platform/database/database.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
+import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
+import { waitFor } from './support/wait-for.js';
 
 const TIMEOUT_MS = 300;
 
@@ -91,5 +93,46 @@ describe('database statement timeout (e2e)', () => {
       for (const client of taken) client.release();
     }
     expect((await api.http.get(`/v1/invoices/${invoiceId}`).set('Authorization', session.auth)).status).toBe(200);
+  });
+});
+
+/**
+ * A server that stops answering on an open connection (a partition, a frozen host: the proxy
+ * keeps the sockets but forwards nothing), where statement_timeout never fires: the request is
+ * still answered 503 with Retry-After, after the statement timeout and a margin, not never.
+ */
+describe('a database that stops answering (e2e)', () => {
+  let api: TestApi;
+  let proxy: TcpProxy;
+
+  beforeAll(async () => {
+    const database = new URL(process.env.DATABASE_URL!);
+    proxy = await tcpProxy({ host: database.hostname, port: Number(database.port || 5432) });
+    proxy.up();
+    database.host = `127.0.0.1:${proxy.port}`;
+    api = await startApi({ env: { DATABASE_URL: database.toString(), DATABASE_STATEMENT_TIMEOUT_MS: String(TIMEOUT_MS) } });
+  });
+  afterAll(async () => {
+    await api.close();
+    await proxy.close();
+  });
+
+  it('answers 503 with Retry-After within the statement timeout and its margin, and serves again once the server does', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const read = () => api.http.get('/v1/invoices').set('Authorization', session.auth);
+    expect((await read()).status).toBe(200);
+
+    proxy.stall();
+    const started = Date.now();
+    const stalled = await read();
+    expect(stalled.status).toBe(503);
+    expect(stalled.headers['retry-after']).toBe('2');
+    expect(stalled.body).toMatchObject({ status: 503, detail_key: 'errors.common.service_unavailable' });
+    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 2000 + 2000);
+
+    // The partition ends as such connections do: cut, and new ones work.
+    proxy.down();
+    proxy.up();
+    await waitFor(async () => (await read()).status === 200, 10_000, 'the API to serve again');
   });
 });

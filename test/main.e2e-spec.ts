@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import request from 'supertest';
 import { dropDatabase } from '../src/platform/database/database.js';
@@ -27,6 +29,22 @@ describe('node dist/main.js (e2e)', () => {
     expect(started.stderr()).toContain(`start failed: cannot connect to PostgreSQL at ${url.hostname}:1 (DATABASE_URL): connect ECONNREFUSED`);
     expect(started.stderr() + started.stdout()).not.toContain('hunter2-secret');
   });
+
+  it('exits 1 when PostgreSQL accepts the connection but never answers, instead of hanging', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket.on('error', () => undefined))).listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const url = new URL(process.env.DATABASE_URL!);
+      url.host = `127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const started = spawnMain({ DATABASE_URL: url.toString() });
+      expect(await started.exit).toBe(1);
+      expect(started.stderr()).toContain('start failed: cannot connect to PostgreSQL at 127.0.0.1:');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  }, 30_000);
 
   it('creates a missing database, applies every migration, and serves the API role on PORT', async () => {
     const url = new URL(process.env.DATABASE_URL!);

@@ -146,6 +146,49 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
     }
   }, 120_000);
 
+  it('stops gracefully on SIGTERM while a role is still starting: the API already serving, the worker waiting for Redis', async () => {
+    const redisUrl = new URL(process.env.REDIS_URL!);
+    const redis = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    const main = spawnMain({ DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${redis.port}`, REDIS_PREFIX: prefix, APP_ROLES: 'api,worker', PORT: '0' });
+    try {
+      const port = await listeningPort(main);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect(line(main, 'worker started')).toBeUndefined();
+      main.child.kill('SIGTERM');
+      expect(await main.exit).toBe(0);
+      expect(line(main, 'shutting down')).toMatchObject({ signal: 'SIGTERM' });
+      expect(line(main, 'api stopped')).toMatchObject({ role: 'api', in_flight_requests: 0 });
+      expect(line(main, 'worker started')).toBeUndefined();
+    } finally {
+      main.child.kill('SIGKILL');
+      await main.exit;
+      await redis.close();
+    }
+  }, 60_000);
+
+  it('exits on SIGTERM within its bounds when the database stops answering, instead of waiting for it', async () => {
+    const databaseUrl = new URL(database.url);
+    const postgres = await tcpProxy({ host: databaseUrl.hostname, port: Number(databaseUrl.port || 5432) });
+    postgres.up();
+    databaseUrl.host = `127.0.0.1:${postgres.port}`;
+    const main = spawnMain({ DATABASE_URL: databaseUrl.toString(), REDIS_PREFIX: prefix, APP_ROLES: 'api,mcp', PORT: '0', MCP_PORT: '0' });
+    try {
+      const port = await listeningPort(main);
+      await waitFor(async () => main.lines().some((entry) => /agent-tool server listening/.test(String(entry.msg))), 30_000, 'both roles to listen');
+      const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+      expect((await fetch(`http://127.0.0.1:${port}/v1/invoices`, { headers: { Authorization: session.auth } })).status).toBe(200);
+      postgres.stall();
+      main.child.kill('SIGTERM');
+      expect(await main.exit).toBe(0);
+      expect(line(main, 'api stopped')).toMatchObject({ role: 'api', timed_out: true });
+      expect(line(main, 'shut down')).toMatchObject({ signal: 'SIGTERM' });
+    } finally {
+      main.child.kill('SIGKILL');
+      await main.exit;
+      await postgres.close();
+    }
+  }, 60_000);
+
   it('lets a delivery attempt in flight finish and records it on SIGTERM: delivered once, exit 0', async () => {
     const receiver = await startReceiver(() => ({ status: 204, delayMs: 1500 }));
     const main = spawnMain({

@@ -20,6 +20,9 @@ import { Tenant } from './tenancy/tenant.entity.js';
 import { TenantsService } from './tenancy/tenants.service.js';
 import { User } from './tenancy/user.entity.js';
 
+/** How much longer than the statement timeout a query waits for a server that does not answer at all. */
+const UNANSWERED_MARGIN_MS = 2_000;
+
 /**
  * What every role and feature module stands on: the database connection, companies and keys,
  * the tenant-bound data access (TenantData), the paginator, the event outbox, the job queues,
@@ -33,7 +36,13 @@ import { User } from './tenancy/user.entity.js';
       inject: [AppConfig],
       useFactory: (config: AppConfig) => {
         const options = dataSourceOptions(config.DATABASE_URL);
-        const timeouts = { statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS, connectionTimeoutMillis: config.DATABASE_STATEMENT_TIMEOUT_MS };
+        // query_timeout: the client's own bound, for a server that stops answering on an open
+        // connection (a partition, a frozen host), where statement_timeout never fires.
+        const timeouts = {
+          statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS,
+          connectionTimeoutMillis: config.DATABASE_STATEMENT_TIMEOUT_MS,
+          query_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS + UNANSWERED_MARGIN_MS,
+        };
         return { ...options, extra: { ...options.extra, ...timeouts }, autoLoadEntities: true };
       },
     }),

@@ -10,6 +10,8 @@ export interface TcpProxy {
   port: number;
   up: () => void;
   down: () => void;
+  /** Keeps every connection open but forwards nothing more, either way: a server that stops answering (a partition, a frozen host). */
+  stall: () => void;
   /** When the proxy first cut a new connection since it last went down. */
   firstRefusalAt: () => number | undefined;
   close: () => Promise<void>;
@@ -17,6 +19,7 @@ export interface TcpProxy {
 
 export async function tcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   let forwarding = false;
   let firstRefusalAt: number | undefined;
   const server = createServer((client) => {
@@ -37,6 +40,9 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
       });
     }
     client.pipe(upstream).pipe(client);
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
   }).listen(0, '127.0.0.1');
   await once(server, 'listening');
   return {
@@ -48,6 +54,12 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
       forwarding = false;
       firstRefusalAt = undefined;
       for (const socket of sockets) socket.destroy();
+    },
+    stall: () => {
+      for (const [client, upstream] of pairs) {
+        client.unpipe(upstream).pause();
+        upstream.unpipe(client).pause();
+      }
     },
     firstRefusalAt: () => firstRefusalAt,
     close: async () => {

@@ -22,10 +22,14 @@ function describeServer(url: string): string {
   return `${parsed.hostname}:${parsed.port || '5432'}`;
 }
 
+/** How long the start waits for PostgreSQL to answer before it gives up. */
+const START_TIMEOUT_MS = 10_000;
+
 /** Creates the database of `url` when it does not exist yet (operations.md). */
 async function ensureDatabase(url: string): Promise<void> {
   const name = databaseName(url);
-  const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+  // Bounded: a server that accepts the connection but never answers fails the start, as a refusal does, rather than hanging it.
+  const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres'), connectionTimeoutMillis: START_TIMEOUT_MS, query_timeout: START_TIMEOUT_MS });
   // The first thing every process and CLI run does: a refused connection names what to check, not only the socket error.
   await admin.connect().catch((error: Error) => {
     throw new Error(`cannot connect to PostgreSQL at ${describeServer(url)} (DATABASE_URL): ${error.message}`);

@@ -9,8 +9,8 @@ const RETRYABLE_SQLSTATES = new Set(['57014', '55P03', '53300', '57P01', '57P03'
 /** The socket to a backing service failed (refused, reset, timed out). */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
-/** node-postgres's own words when no connection could be had: the pool's wait ran out, or the server went away. */
-const NO_CONNECTION = /^(timeout exceeded when trying to connect|Connection terminated)/;
+/** node-postgres's own words when no connection could be had, or the server stopped answering: the pool's wait ran out, the server went away, or a query had no answer within query_timeout. */
+const NO_CONNECTION = /^(timeout exceeded when trying to connect|Connection terminated|Query read timeout)/;
 
 /**
  * TypeORM's errors for a transaction whose connection died under it: its query runner was
