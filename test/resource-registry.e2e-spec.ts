@@ -2,6 +2,7 @@ import { METHODS } from 'node:http';
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Application } from 'express';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { FEATURE_TAGS, FEATURES, loadAreaSummaries, READ_RESOURCES } from '../src/app/features.js';
 import { Errors, resourceErrors } from '../src/platform/catalog/errors.js';
@@ -140,12 +141,16 @@ describe('a resource added in five files (e2e)', () => {
 
   // The table's foreign key locks `tenants` against writes while it is made or dropped, so it
   // waits for other test files' long transactions there (seed:demo's 10,000 records), past the
-  // statement timeout: a migration's DDL runs without one, as migrate() runs it.
-  const ddl = (sql: string) =>
-    api.app.get(DataSource).transaction(async (manager) => {
-      await manager.query('SET LOCAL statement_timeout = 0');
-      await manager.query(sql);
-    });
+  // pool's statement and query timeouts: a connection of its own, as migrate() runs migrations.
+  const ddl = async (sql: string) => {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
 
   beforeAll(async () => {
     api = await startApi({ modules: [WidgetsFixtureModule] });
