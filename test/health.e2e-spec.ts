@@ -39,6 +39,8 @@ describe('health probes (e2e)', () => {
       const res = await broken.http.get('/readyz');
       expect(res.status).toBe(503);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      // As every 503 of the API: when to ask again.
+      expect(res.headers['retry-after']).toBe('2');
       expect(res.body).toMatchObject({
         status: 503,
         detail_key: 'errors.common.service_unavailable',

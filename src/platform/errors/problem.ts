@@ -6,7 +6,7 @@ import { isTransientFault } from './transient-faults.js';
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 /** Seconds a client is asked to wait after a 503 for a backing service that did not answer in time. */
-const TRANSIENT_RETRY_AFTER_S = 2;
+export const TRANSIENT_RETRY_AFTER_S = 2;
 
 export interface ProblemBody extends ProblemExtras {
   type: string;

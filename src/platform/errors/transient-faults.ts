@@ -12,6 +12,9 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
 /** node-postgres's own words when no connection could be had, or the server stopped answering: the pool's wait ran out, the server went away, or a query had no answer within query_timeout. */
 const NO_CONNECTION = /^(timeout exceeded when trying to connect|Connection terminated|Query read timeout)/;
 
+/** ioredis's words for a command it could not get answered: timed out, or the connection closed. */
+const REDIS_UNANSWERED = /^(Command timed out|Connection is closed)/;
+
 /**
  * TypeORM's errors for a transaction whose connection died under it: its query runner was
  * released when the connection ended, and the transaction's next statement finds it so.
@@ -29,5 +32,5 @@ export function isTransientFault(error: unknown): boolean {
   const { code, message, name } = error as { code?: unknown; message?: unknown; name?: unknown };
   if (typeof code === 'string' && (RETRYABLE_SQLSTATES.has(code) || CONNECTION_CODES.has(code))) return true;
   if (typeof name === 'string' && RELEASED_RUNNER.has(name)) return true;
-  return typeof message === 'string' && NO_CONNECTION.test(message);
+  return typeof message === 'string' && (NO_CONNECTION.test(message) || REDIS_UNANSWERED.test(message));
 }

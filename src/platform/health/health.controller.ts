@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { HealthCheck, type HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../route-access/require-scopes.decorator.js';
 import { DomainException } from '../errors/domain.exception.js';
+import { TRANSIENT_RETRY_AFTER_S } from '../errors/problem.js';
 import { RedisHealthIndicator } from './redis.health.js';
 
 /**
@@ -37,7 +38,7 @@ export class HealthController {
       const { details } = error.getResponse() as HealthCheckResult;
       const checks = Object.fromEntries(Object.entries(details).map(([name, result]) => [name, result.status]));
       const down = Object.keys(checks).filter((name) => checks[name] !== 'up');
-      throw new DomainException('ServiceUnavailable', `Not ready: ${down.join(', ')} unreachable.`, { checks });
+      throw new DomainException('ServiceUnavailable', `Not ready: ${down.join(', ')} unreachable.`, { checks }, { 'Retry-After': String(TRANSIENT_RETRY_AFTER_S) });
     }
   }
 }

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
+import { throttledWarning } from '../logging/throttled-warning.js';
 import { JOB_QUEUES, type JobName, type JobOf, QUEUE_SETTINGS, type QueueName, type RepeatingJob } from './queue.types.js';
 
 /**
@@ -13,7 +14,10 @@ export class JobQueue {
   constructor(queues: readonly Queue[]) {
     this.queues = new Map(queues.map((queue) => [queue.name as QueueName, queue]));
     // Without a listener BullMQ prints connection errors to the console; they belong in the log.
-    for (const queue of queues) queue.on('error', (error) => this.logger.warn(`queue ${queue.name}: ${error.message}`));
+    for (const queue of queues) {
+      const warn = throttledWarning((message) => this.logger.warn(message));
+      queue.on('error', (error) => warn(`queue ${queue.name}: ${error.message}`));
+    }
   }
 
   /** Adds one job with its queue's attempts and backoff; returns its id. */

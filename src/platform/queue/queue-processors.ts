@@ -2,6 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, type Type } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { Metrics } from '../metrics/metrics.service.js';
+import { throttledWarning } from '../logging/throttled-warning.js';
 import { JobRegistry } from './job-registry.service.js';
 import { QUEUE_NAMES, QUEUE_SETTINGS, type QueueName } from './queue.types.js';
 
@@ -44,9 +45,11 @@ function processorFor(queue: QueueName): Type<WorkerHost> {
       this.logger.error({ err: error, jobId: job?.id, job: job?.name, attempt: job?.attemptsMade }, `job ${job?.name ?? '?'} failed`);
     }
 
+    private readonly warnOfError = throttledWarning((message) => this.logger.warn(message));
+
     @OnWorkerEvent('error')
     onError(error: Error): void {
-      this.logger.warn(`worker ${queue}: ${error.message}`);
+      this.warnOfError(`worker ${queue}: ${error.message}`);
     }
   }
   Object.defineProperty(QueueProcessor, 'name', { value: `${queue.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase())}QueueProcessor` });

@@ -1,6 +1,7 @@
 import { type BeforeApplicationShutdown, Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { AccessService } from '../../platform/access/access.service.js';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { isTransientFault } from '../../platform/errors/transient-faults.js';
 import { PgListener } from '../../platform/database/pg-listener.js';
 import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
@@ -83,7 +84,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
         try {
           while ((await this.relayBatch()) === RELAY_BATCH && !this.stopped);
         } catch (error) {
-          this.logger.error({ err: error }, 'relaying events failed; the sweep retries');
+          this.logFailure(error, 'relaying events failed; the sweep retries');
         }
       } while (this.again && !this.stopped);
     })().finally(() => this.running.delete(run));
@@ -149,8 +150,14 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
       const offered = await this.enqueue(overdue);
       if (offered > 0) this.logger.warn({ count: offered }, 'sweep: offered again pending deliveries the delivery gate had lost');
     } catch (error) {
-      this.logger.error({ err: error }, 'sweep failed');
+      this.logFailure(error, 'sweep failed');
     }
+  }
+
+  /** A backing service that did not answer is an outage the next sweep retries through (a warning); anything else is a fault (an error, with its stack). */
+  private logFailure(error: unknown, message: string): void {
+    if (isTransientFault(error)) this.logger.warn({ cause: (error as Error).message }, message);
+    else this.logger.error({ err: error }, message);
   }
 
   /** Offers deliveries to the gate, due now; returns how many it did not hold yet. */

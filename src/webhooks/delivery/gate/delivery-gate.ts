@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../../../platform/config/app-config.js';
+import { throttledWarning } from '../../../platform/logging/throttled-warning.js';
 import { isUuid } from '../../../platform/validation/uuid.pipe.js';
 import { ENQUEUE, RELEASE, TAKE } from './gate-scripts.js';
 
@@ -81,7 +82,8 @@ export class DeliveryGate implements OnApplicationShutdown {
     // Lazy: the API and CLI load this module but most of their runs never ask the gate anything.
     // Auto-pipelining: the calls of one event-loop turn leave in one write.
     this.redis = new Redis(config.REDIS_URL, { connectionName: `${this.prefix}:gate`, lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS, disconnectTimeout: 500, enableAutoPipelining: true }) as Redis & GateCommands;
-    this.redis.on('error', (error: Error) => this.logger.warn(`delivery gate: Redis: ${error.message}`));
+    const warn = throttledWarning((message) => this.logger.warn(message));
+    this.redis.on('error', (error: Error) => warn(`delivery gate: Redis: ${error.message}`));
     this.redis.defineCommand('ohGateEnqueue', { numberOfKeys: 0, lua: ENQUEUE });
     this.redis.defineCommand('ohGateTake', { numberOfKeys: 0, lua: TAKE });
     this.redis.defineCommand('ohGateRelease', { numberOfKeys: 0, lua: RELEASE });
@@ -182,7 +184,8 @@ export class DeliveryGate implements OnApplicationShutdown {
   onWake(listener: () => void): void {
     if (!this.subscriber) {
       this.subscriber = this.redis.duplicate({ connectionName: `${this.prefix}:gate-wake`, lazyConnect: false, commandTimeout: undefined });
-      this.subscriber.on('error', (error: Error) => this.logger.warn(`delivery gate wake-ups: Redis: ${error.message}`));
+      const warn = throttledWarning((message) => this.logger.warn(message));
+      this.subscriber.on('error', (error: Error) => warn(`delivery gate wake-ups: Redis: ${error.message}`));
     }
     this.subscriber.on('message', listener);
     this.subscriber.subscribe(`${this.prefix}:wake`).catch((error: Error) => this.logger.warn(`delivery gate wake-ups: subscribing failed: ${error.message}`));
