@@ -172,6 +172,9 @@ export class WebhookEndpointsService {
 
   /** The key:revoke hook: the key's active endpoints pause with `api_key_revoked`, in the revocation's transaction. */
   async pauseForRevokedKey(key: RevokedKey, scope: TenantScope): Promise<void> {
+    // The rows first, then the publishing lock: the order a pause or a delete takes them in (no deadlock with one).
+    const active = await scope.query(`SELECT id FROM webhook_endpoints WHERE tenant_id = $1 AND api_key_id = $2 AND status = 'active' FOR UPDATE`, [key.id]);
+    if (active.length === 0) return;
     await excludePublishing(scope);
     await scope.repository(WebhookEndpoint).update(
       { apiKeyId: key.id, status: 'active' },

@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
+import { PUBLISHING_LOCK_NAMESPACE } from '../../src/platform/events/event-publisher.service.js';
 import { AutoDisable } from '../../src/webhooks/delivery/auto-disable.service.js';
 import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
@@ -70,7 +71,7 @@ describe('auto-disable of failing endpoints (e2e)', () => {
     await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);
     await settledDeliveries(api.app, endpoint.id, 2);
     // The third 410 is judged while the test holds the endpoint's row, and a pause and resume are
-    // made under that lock: the judgement read three 410s, and its UPDATE waits for the lock.
+    // made under that lock: the judgement read three 410s, and its switch-off waits for the row.
     const lock = db.createQueryRunner();
     await lock.connect();
     await lock.startTransaction();
@@ -82,7 +83,7 @@ describe('auto-disable of failing endpoints (e2e)', () => {
         async () =>
           (
             await db.query(
-              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE webhook_endpoints SET status = ''disabled''%'`,
+              `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'SELECT id FROM webhook_endpoints WHERE%FOR UPDATE'`,
             )
           ).length > 0,
         10_000,
@@ -97,6 +98,30 @@ describe('auto-disable of failing endpoints (e2e)', () => {
     await settledDeliveries(api.app, endpoint.id, 3);
     await worker.get(AutoDisable).afterFailure(session.tenant.id, endpoint.id, new Date(), false);
     expect(await stored(endpoint.id)).toMatchObject({ status: 'active', disabledReason: null });
+  });
+
+  it('races a pause while an event of the company is being written: the switch-off, then the pause, no deadlock', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/gone-paused-meanwhile') });
+    await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);
+    await settledDeliveries(api.app, endpoint.id, 2);
+    const writer = db.createQueryRunner();
+    await writer.connect();
+    const waiting = async (count: number) =>
+      (await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).length >= count;
+    try {
+      // An event transaction of the company in flight holds the publishing lock shared; the third 410's switch-off needs it exclusively.
+      await writer.query(`SELECT pg_advisory_lock_shared($1, hashtext($2))`, [PUBLISHING_LOCK_NAMESPACE, session.tenant.id]);
+      await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      await waitFor(() => waiting(1), 10_000, 'the switch-off to wait for the event');
+      const pausing = api.http.post(`/v1/webhook_endpoints/${endpoint.id}/pause`).set('Authorization', session.auth).then((answer) => answer);
+      await waitFor(() => waiting(2), 10_000, 'the pause to wait too');
+      await writer.query(`SELECT pg_advisory_unlock_shared($1, hashtext($2))`, [PUBLISHING_LOCK_NAMESPACE, session.tenant.id]);
+      // Before: the switch-off waited for the lock, the pause held the endpoint's row and waited for it too; one was a deadlock's victim.
+      expect((await pausing).status).toBe(200);
+    } finally {
+      await writer.release();
+    }
+    expect(await stored(endpoint.id)).toMatchObject({ status: 'paused', disabledReason: 'auto_410_repeat' });
   });
 
   it('auto_consecutive_failures: failed attempts in a row reach the threshold; the deliveries left end endpoint_disabled', async () => {

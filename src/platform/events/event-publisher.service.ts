@@ -40,7 +40,9 @@ export class EventPublisher {
  * the change has committed by then, and every later one is stamped after the change commits, so
  * the relay never judges an event by a change it cannot see yet (an event between a resume's
  * stamp and its commit was judged by the pause). The company's publishing waits meanwhile, so
- * take it last, just before the change.
+ * take it last, just before the change, after the rows it changes are locked: every caller takes
+ * rows first, so a pause and a key's revocation (or an auto-disable) never wait for each other
+ * in opposite orders.
  */
 export async function excludePublishing(scope: TenantScope): Promise<void> {
   await scope.query('SELECT pg_advisory_xact_lock($2::int, hashtext($1::uuid::text))', [PUBLISHING_LOCK_NAMESPACE]);

@@ -20,7 +20,7 @@ interface Streak {
   n: number;
   since: Date | null;
   last_success_at: Date | null;
-  /** status_changed_at as text: exact to the microsecond, where a Date keeps milliseconds. */
+  /** status_changed_at in UTC to the microsecond, whatever the session's DateStyle and TimeZone (a Date keeps milliseconds). */
   active_since: string;
 }
 
@@ -84,12 +84,16 @@ export class AutoDisable {
     if (verdict === null) return null;
     // Only the activity the evidence was read for: an endpoint paused and resumed since then
     // (resumed by its owner after a fix) starts afresh, and is not disabled on the old failures.
+    const activity = `tenant_id = $1 AND id = $2 AND status = 'active' AND status_changed_at = ($3::timestamp AT TIME ZONE 'UTC')`;
     const changed = await this.data.transaction(tenantId, async (disabling) => {
+      // The row first, then the publishing lock: the order every change of an endpoint takes them in (no deadlock with a pause).
+      const [row] = await disabling.query(`SELECT id FROM webhook_endpoints WHERE ${activity} FOR UPDATE`, [endpointId, verdict.activeSince]);
+      if (!row) return [];
       await excludePublishing(disabling);
       return disabling.query(
-        `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
-          WHERE tenant_id = $1 AND id = $2 AND status = 'active' AND status_changed_at = $4::timestamptz RETURNING id`,
-        [endpointId, verdict.reason, verdict.activeSince],
+        `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $4, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
+          WHERE ${activity} RETURNING id`,
+        [endpointId, verdict.activeSince, verdict.reason],
       );
     });
     if (changed.length === 0) return null;
@@ -128,7 +132,7 @@ export class AutoDisable {
               (SELECT min(started_at) FROM webhook_delivery_attempts
                 WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start)) AS since,
               (SELECT at FROM last_success) AS last_success_at,
-              (SELECT w.status_changed_at::text FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.id = $2) AS active_since`,
+              (SELECT to_char(w.status_changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.id = $2) AS active_since`,
       [endpointId, config.WEBHOOK_DISABLE_GONE_STREAK, config.WEBHOOK_DISABLE_CONSECUTIVE_FAILURES],
     );
     const reason = this.ruleMet(streak, now, dead);
