@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from './platform/config/app-config.js';
 import { MISSING_SECRETS_KEY_WARNING } from './platform/crypto/secrets-cipher.js';
-import { migrate } from './platform/database/database.js';
+import { migrate, unansweredQueryMs } from './platform/database/database.js';
 import { trackRequests } from './platform/http/draining.js';
 import { createLogger } from './platform/logging/logger.js';
 import { serveMetrics } from './platform/metrics/metrics-server.js';
@@ -29,6 +29,9 @@ const WORKER_STOP_MARGIN_MS = 10_000;
  * with the database not answering, closing its pool would wait for it for ever.
  */
 const CLOSE_WITHIN_MS = 10_000;
+
+/** How much longer than a query's bound the servers wait for their requests in flight before they close the connections. */
+const DRAIN_MARGIN_MS = 1_000;
 
 /** Closes a role's application within CLOSE_WITHIN_MS; answers what the role's stopped line adds. */
 async function closeWithin(close: Promise<unknown>, role: string, logger: Logger): Promise<Record<string, unknown>> {
@@ -75,13 +78,20 @@ async function main(): Promise<void> {
   if (applied.length > 0) logger.info(`applied migrations: ${applied.join(', ')}`);
 
   let metrics: Metrics | undefined;
+  // Requests in flight get the time a database that does not answer takes to be answered 503.
+  const drainMs = unansweredQueryMs(config) + DRAIN_MARGIN_MS;
   // Each role's module graph is imported only when the role runs: an API-only process then never
   // loads the agent-tool server's SDK or the worker's handlers, which would only hold memory.
   if (config.hasRole('api') && !stopping) {
     const { createApiApp } = await import('./app/create-api-app.js');
     const app = await createApiApp(config);
+    // A signal while it was being made: it never listens, and no later role starts.
+    if (stopping) {
+      await closeWithin(app.close(), 'api', logger);
+      return;
+    }
     metrics = app.get(Metrics);
-    const requests = trackRequests(app.getHttpServer());
+    const requests = trackRequests(app.getHttpServer(), drainMs);
     await app.listen(config.PORT);
     // The bound port, which differs from PORT when PORT is 0.
     const { port } = app.getHttpServer().address() as AddressInfo;
@@ -97,7 +107,11 @@ async function main(): Promise<void> {
   if (config.hasRole('mcp') && !stopping) {
     const { createMcpServer } = await import('./app/create-mcp-server.js');
     const mcp = await createMcpServer(config);
-    const requests = trackRequests(mcp.server);
+    if (stopping) {
+      await closeWithin(mcp.context.close(), 'mcp', logger);
+      return;
+    }
+    const requests = trackRequests(mcp.server, drainMs);
     await new Promise<void>((resolve) => mcp.server.listen(config.MCP_PORT, resolve));
     const { port } = mcp.server.address() as AddressInfo;
     logger.info({ port }, `agent-tool server listening on port ${port}`);
@@ -112,6 +126,10 @@ async function main(): Promise<void> {
   if (config.hasRole('worker') && !stopping) {
     const { createWorkerContext } = await import('./app/create-worker-context.js');
     const worker = await createWorkerContext(config);
+    if (stopping) {
+      await closeWithin(worker.close(), 'worker', logger);
+      return;
+    }
     metrics = worker.get(Metrics);
     logger.info('worker started');
     // The delivery dispatcher logs the attempts it let finish; the queue workers finish their jobs.
@@ -129,7 +147,7 @@ async function main(): Promise<void> {
   }
   if (metrics && config.METRICS_PORT !== undefined && !stopping) {
     const server = await serveMetrics(config.METRICS_PORT, metrics, (error) => logger.error({ err: error }, 'collecting metrics failed'));
-    const scrapes = trackRequests(server);
+    const scrapes = trackRequests(server, drainMs);
     logger.info({ metrics_port: (server.address() as AddressInfo).port }, 'metrics served');
     stops.push({ role: 'metrics', stop: async () => ({ in_flight_requests: await scrapes.drain() }) });
   }

@@ -1,7 +1,8 @@
-import type { Pool, PoolClient } from 'pg';
+import pg, { type Pool, type PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { dataSourceOptions } from '../src/platform/database/database.js';
+import { DroppingClient } from '../src/platform/database/dropping-client.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
 import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
@@ -134,5 +135,34 @@ describe('a database that stops answering (e2e)', () => {
     proxy.down();
     proxy.up();
     await waitFor(async () => (await read()).status === 200, 10_000, 'the API to serve again');
+  });
+
+  it('closes a connection whose query went unanswered: never given out again, its open transaction never continued', async () => {
+    const database = new URL(process.env.DATABASE_URL!);
+    database.host = `127.0.0.1:${proxy.port}`;
+    const pool = new pg.Pool({ connectionString: database.toString(), max: 1, query_timeout: 500, Client: DroppingClient });
+    try {
+      const client = await pool.connect();
+      await client.query('BEGIN');
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      proxy.stall();
+      await expect(client.query('SELECT 2')).rejects.toThrow('Query read timeout');
+      // Given back as TypeORM gives it back after a failed statement: without an error.
+      client.release();
+      // The next user gets a new connection (the stall holds only the old one), outside any transaction;
+      // before, it got the old one, its statements queued behind the unanswered one.
+      const next = await pool.connect();
+      try {
+        const { rows: now } = await next.query<{ pid: number; in_transaction: boolean }>('SELECT pg_backend_pid() AS pid, now() <> statement_timestamp() AS in_transaction');
+        expect(now).toEqual([{ pid: expect.any(Number), in_transaction: false }]);
+        expect(now[0].pid).not.toBe(rows[0].pid);
+      } finally {
+        next.release();
+      }
+    } finally {
+      proxy.down();
+      proxy.up();
+      await pool.end();
+    }
   });
 });

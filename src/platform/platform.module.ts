@@ -7,7 +7,8 @@ import { ApiKeysService } from './auth/api-keys.service.js';
 import { AppConfig } from './config/app-config.js';
 import { CryptoModule } from './crypto/crypto.module.js';
 import { SealedSecretsCheck } from './crypto/sealed-secrets-check.js';
-import { dataSourceOptions } from './database/database.js';
+import { dataSourceOptions, unansweredQueryMs } from './database/database.js';
+import { DroppingClient } from './database/dropping-client.js';
 import { EVENT_DATA_MODELS, EventDataCheck } from './events/event-data-check.js';
 import { EventPublisher } from './events/event-publisher.service.js';
 import { OutboxEvent } from './events/event.entity.js';
@@ -19,9 +20,6 @@ import { TenantData } from './tenancy/tenant-data.js';
 import { Tenant } from './tenancy/tenant.entity.js';
 import { TenantsService } from './tenancy/tenants.service.js';
 import { User } from './tenancy/user.entity.js';
-
-/** How much longer than the statement timeout a query waits for a server that does not answer at all. */
-const UNANSWERED_MARGIN_MS = 2_000;
 
 /**
  * What every role and feature module stands on: the database connection, companies and keys,
@@ -41,9 +39,9 @@ const UNANSWERED_MARGIN_MS = 2_000;
         const timeouts = {
           statement_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS,
           connectionTimeoutMillis: config.DATABASE_STATEMENT_TIMEOUT_MS,
-          query_timeout: config.DATABASE_STATEMENT_TIMEOUT_MS + UNANSWERED_MARGIN_MS,
+          query_timeout: unansweredQueryMs(config),
         };
-        return { ...options, extra: { ...options.extra, ...timeouts }, autoLoadEntities: true };
+        return { ...options, extra: { ...options.extra, ...timeouts, Client: DroppingClient }, autoLoadEntities: true };
       },
     }),
     TypeOrmModule.forFeature([Tenant, User, ApiKey, OutboxEvent]),

@@ -83,8 +83,13 @@ describe('loadConfig', () => {
     ['PORT', '70000', 'PORT: PORT must not be greater than 65535'],
     ['MCP_PORT', '-1', 'MCP_PORT: MCP_PORT must not be less than 0'],
   ])('gives for %s=%s the one reason that applies', (name, value, reason) => {
-    expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration:\n  ${reason}`);
+    expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration:\n  ${reason}\n`.trimEnd());
     expect(() => loadConfig({ [name]: value })).not.toThrow(/;/);
+  });
+
+  it('gives every independent reason of a list: its length and its elements', () => {
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: 'x,1' })).toThrow(/WEBHOOK_RETRY_SCHEDULE_MS: .*at least 7 elements.*; .*integer/);
+    expect(() => loadConfig({ WEBHOOK_RETRY_SCHEDULE_MS: '-5,1,1,1,1,1,1,1' })).toThrow(/no more than 7 elements.*; .*not be less than 0/);
   });
 
   it.each([

@@ -60,7 +60,7 @@ const IsServiceUrl = (schemes: string[]) =>
     },
   });
 /** The longest wait a Node timer (setTimeout) or a PostgreSQL timeout takes: 2^31 - 1 ms, about 24.8 days. A longer one fires at once, or fails the connection. */
-const MAX_TIMER_MS = 2_147_483_647;
+export const MAX_TIMER_MS = 2_147_483_647;
 /** 32 bytes, as 64 hexadecimal digits or in base64 (`openssl rand -base64 32`). */
 const SECRETS_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
@@ -380,6 +380,22 @@ export class AppConfig {
 
 export class ConfigError extends Error {}
 
+/** Checks of a value's kind, and those of its range, which a value of another kind fails as a consequence. */
+const KIND_CHECKS = new Set(['isInt', 'isNumber']);
+const RANGE_CHECKS = new Set(['min', 'max']);
+
+/**
+ * A variable's failing checks in the order they are written (class-validator applies a member's
+ * decorators bottom-up and lists them so), without the range checks a value of the wrong kind
+ * fails as a consequence: PORT=abc is "not an integer", not also out of range; a list's length
+ * and its elements are both told.
+ */
+function reasons(constraints: Record<string, string>): string[] {
+  const failed = Object.entries(constraints).reverse();
+  const wrongKind = failed.some(([name]) => KIND_CHECKS.has(name));
+  return failed.filter(([name]) => !(wrongKind && RANGE_CHECKS.has(name))).map(([, message]) => message);
+}
+
 /** Reads and validates the configuration; unset or empty variables keep their defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const defaults = new AppConfig();
@@ -390,9 +406,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   );
   const config = plainToInstance(AppConfig, present, { exposeDefaultValues: true });
   const errors = validateSync(config, { forbidUnknownValues: true });
-  // A variable's first failing check as written: class-validator applies a member's decorators
-  // bottom-up, so that is the last it lists (PORT=abc is "not an integer", not also out of range).
-  const lines = errors.map((error) => `${error.property}: ${Object.values(error.constraints ?? {}).at(-1)}`);
+  const lines = errors.map((error) => `${error.property}: ${reasons(error.constraints ?? {}).join('; ')}`);
   if (config.production && config.SECRETS_KEY === undefined) {
     lines.push('SECRETS_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted under it)');
   }

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { DataSource, type DataSourceOptions } from 'typeorm';
+import { type AppConfig, MAX_TIMER_MS } from '../config/app-config.js';
 import { loadSqlMigrations } from './migrations.js';
 import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 
@@ -20,6 +21,14 @@ function withDatabase(url: string, name: string): string {
 function describeServer(url: string): string {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || '5432'}`;
+}
+
+/** How much longer than the statement timeout a query waits for a server that does not answer at all. */
+const UNANSWERED_MARGIN_MS = 2_000;
+
+/** The pool's query_timeout: the statement timeout and a margin, within what a Node timer can wait. */
+export function unansweredQueryMs(config: Pick<AppConfig, 'DATABASE_STATEMENT_TIMEOUT_MS'>): number {
+  return Math.min(config.DATABASE_STATEMENT_TIMEOUT_MS + UNANSWERED_MARGIN_MS, MAX_TIMER_MS);
 }
 
 /** How long the start waits for PostgreSQL to answer before it gives up. */
