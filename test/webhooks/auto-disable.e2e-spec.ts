@@ -2,7 +2,6 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { PUBLISHING_LOCK_NAMESPACE } from '../../src/platform/events/event-publisher.service.js';
 import { AutoDisable } from '../../src/webhooks/delivery/auto-disable.service.js';
 import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { WebhookClock } from '../../src/webhooks/delivery/webhook-clock.js';
@@ -10,6 +9,7 @@ import { WebhookEndpoint } from '../../src/webhooks/webhook-endpoint.entity.js';
 import type { TestApi } from '../support/api.js';
 import { createEndpoint, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
+import { eventBeingWritten } from '../support/publishing-lock.js';
 import type { WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -104,22 +104,18 @@ describe('auto-disable of failing endpoints (e2e)', () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/gone-paused-meanwhile') });
     await publishEvents(api.app, session.tenant.id, 'fin.invoice.created', 2);
     await settledDeliveries(api.app, endpoint.id, 2);
-    const writer = db.createQueryRunner();
-    await writer.connect();
-    const waiting = async (count: number) =>
-      (await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).length >= count;
+    // An event transaction of the company in flight holds the publishing lock shared; the third 410's switch-off needs it exclusively.
+    const event = await eventBeingWritten(db, session.tenant.id);
     try {
-      // An event transaction of the company in flight holds the publishing lock shared; the third 410's switch-off needs it exclusively.
-      await writer.query(`SELECT pg_advisory_lock_shared($1, hashtext($2))`, [PUBLISHING_LOCK_NAMESPACE, session.tenant.id]);
       await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
-      await waitFor(() => waiting(1), 10_000, 'the switch-off to wait for the event');
+      await event.lockWaits(1, 'the switch-off to wait for the event');
       const pausing = api.http.post(`/v1/webhook_endpoints/${endpoint.id}/pause`).set('Authorization', session.auth).then((answer) => answer);
-      await waitFor(() => waiting(2), 10_000, 'the pause to wait too');
-      await writer.query(`SELECT pg_advisory_unlock_shared($1, hashtext($2))`, [PUBLISHING_LOCK_NAMESPACE, session.tenant.id]);
+      await event.lockWaits(2, 'the pause to wait too');
+      await event.finish();
       // Before: the switch-off waited for the lock, the pause held the endpoint's row and waited for it too; one was a deadlock's victim.
       expect((await pausing).status).toBe(200);
     } finally {
-      await writer.release();
+      await event.release();
     }
     expect(await stored(endpoint.id)).toMatchObject({ status: 'paused', disabledReason: 'auto_410_repeat' });
   });

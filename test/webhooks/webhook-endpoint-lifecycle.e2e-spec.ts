@@ -5,11 +5,11 @@ import { DataSource } from 'typeorm';
 import { ApiKeyHooks } from '../../src/platform/auth/api-key-hooks.js';
 import { ApiKeysService } from '../../src/platform/auth/api-keys.service.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { PUBLISHING_LOCK_NAMESPACE } from '../../src/platform/events/event-publisher.service.js';
 import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { WebhookEndpoint, type WebhookEndpointStatus, type WebhookDisabledReason } from '../../src/webhooks/webhook-endpoint.entity.js';
 import { startApi, type TestApi } from '../support/api.js';
 import { runCli } from '../support/cli.js';
+import { eventBeingWritten } from '../support/publishing-lock.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { waitFor } from '../support/wait-for.js';
 import { stubDns } from '../support/webhooks.js';
@@ -250,22 +250,18 @@ describe('webhook endpoint quota and states (e2e)', () => {
       const admin = await session.newKey([Scope.All]);
       const { id } = await created(owner.auth);
       // An event transaction of the company in flight: it holds the publishing lock shared, which both changes need exclusively.
-      const writer = db.createQueryRunner();
-      await writer.connect();
-      const waiting = async (count: number) =>
-        (await db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).length >= count;
+      const event = await eventBeingWritten(db, session.tenant.id);
       try {
-        await writer.query(`SELECT pg_advisory_lock_shared($1, hashtext($2))`, [PUBLISHING_LOCK_NAMESPACE, session.tenant.id]);
         const revoking = api.app.get(ApiKeysService).changeState(owner.id, 'revoked');
-        await waitFor(() => waiting(1), 10_000, 'the revocation to wait for the event');
+        await event.lockWaits(1, 'the revocation to wait for the event');
         const pausing = action(id, 'pause', admin.auth).then((answer) => answer);
-        await waitFor(() => waiting(2), 10_000, 'the pause to wait too');
-        await writer.query(`SELECT pg_advisory_unlock_shared($1, hashtext($2))`, [PUBLISHING_LOCK_NAMESPACE, session.tenant.id]);
+        await event.lockWaits(2, 'the pause to wait too');
+        await event.finish();
         // Before: the revocation held the key and waited for the publishing lock, the pause held the endpoint and waited for it too; one was chosen as a deadlock's victim.
         await expect(revoking).resolves.toBeDefined();
         expect((await pausing).status).toBe(200);
       } finally {
-        await writer.release();
+        await event.release();
       }
       expect(await db.query(`SELECT revoked_at IS NOT NULL AS revoked FROM api_keys WHERE id = $1`, [owner.id])).toEqual([{ revoked: true }]);
       expect(await state(id)).toEqual({ status: 'paused', disabledReason: 'api_key_revoked' });
