@@ -128,6 +128,7 @@ async function main(): Promise<void> {
     const worker = await createWorkerContext(config);
     if (stopping) {
       await closeWithin(worker.close(), 'worker', logger);
+      logger.info('worker closed before it started');
       return;
     }
     metrics = worker.get(Metrics);

@@ -146,18 +146,25 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
     }
   }, 120_000);
 
-  it('stops gracefully on SIGTERM while a role is still starting: the API already serving, the worker waiting for Redis', async () => {
+  it('stops gracefully on SIGTERM while a role is still starting: the API already serving, the worker waiting for Redis, closed unstarted when Redis comes back', async () => {
     const redisUrl = new URL(process.env.REDIS_URL!);
     const redis = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
     const main = spawnMain({ DATABASE_URL: database.url, REDIS_URL: `redis://127.0.0.1:${redis.port}`, REDIS_PREFIX: prefix, APP_ROLES: 'api,worker', PORT: '0' });
     try {
       const port = await listeningPort(main);
+      // A request whose body is still on its way holds the API's drain open after the signal.
+      const request = await slowRequest(port, '/v1/invoices', JSON.stringify({ customer_id: 'x', currency: 'EUR', lines: [] }));
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       expect(line(main, 'worker started')).toBeUndefined();
       main.child.kill('SIGTERM');
+      await waitFor(async () => line(main, 'shutting down'), 10_000, 'the shutdown to begin');
+      // Redis back during the drain: the worker's start ends after the signal, and it is closed, never started.
+      redis.up();
+      await waitFor(async () => line(main, 'worker closed before it started'), 30_000, 'the worker to be closed');
+      request.finish();
       expect(await main.exit).toBe(0);
-      expect(line(main, 'shutting down')).toMatchObject({ signal: 'SIGTERM' });
-      expect(line(main, 'api stopped')).toMatchObject({ role: 'api', in_flight_requests: 0 });
+      expect(await request.answer()).toMatch(/^HTTP\/1\.1 401 /);
+      expect(line(main, 'api stopped')).toMatchObject({ role: 'api', in_flight_requests: 1 });
       expect(line(main, 'worker started')).toBeUndefined();
     } finally {
       main.child.kill('SIGKILL');
