@@ -183,11 +183,18 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       const port = await listeningPort(main);
       await waitFor(async () => main.lines().some((entry) => /agent-tool server listening/.test(String(entry.msg))), 30_000, 'both roles to listen');
       const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+      const finance = await createFinanceFixture(api.app, session.tenant.id);
       expect((await fetch(`http://127.0.0.1:${port}/v1/invoices`, { headers: { Authorization: session.auth } })).status).toBe(200);
       postgres.stall();
+      // A create whose body is still on its way at the signal: its statements then find the database
+      // silent, and it is answered 503 after the query's bound (12 s), which the drain outlasts.
+      const create = await slowRequest(port, '/v1/invoices', JSON.stringify(finance.invoiceBody()), { Authorization: session.auth });
       main.child.kill('SIGTERM');
+      await waitFor(async () => line(main, 'shutting down'), 10_000, 'the shutdown to begin');
+      create.finish();
       expect(await main.exit).toBe(0);
-      expect(line(main, 'api stopped')).toMatchObject({ role: 'api', timed_out: true });
+      expect(await create.answer()).toMatch(/^HTTP\/1\.1 503 /);
+      expect(line(main, 'api stopped')).toMatchObject({ role: 'api', in_flight_requests: 1, timed_out: true });
       expect(line(main, 'shut down')).toMatchObject({ signal: 'SIGTERM' });
     } finally {
       main.child.kill('SIGKILL');
