@@ -189,6 +189,8 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       // A create whose body is still on its way at the signal: its statements then find the database
       // silent, and it is answered 503 after the query's bound (12 s), which the drain outlasts.
       const create = await slowRequest(port, '/v1/invoices', JSON.stringify(finance.invoiceBody()), { Authorization: session.auth });
+      // Answered after the create's headers were read on its own connection, so it is in flight.
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       main.child.kill('SIGTERM');
       await waitFor(async () => line(main, 'shutting down'), 10_000, 'the shutdown to begin');
       create.finish();
