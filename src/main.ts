@@ -33,10 +33,10 @@ const CLOSE_WITHIN_MS = 10_000;
 /** How much longer than a query's bound the servers wait for their requests in flight before they close the connections. */
 const DRAIN_MARGIN_MS = 1_000;
 
-/** Closes a role's application within CLOSE_WITHIN_MS; answers what the role's stopped line adds. */
-async function closeWithin(close: Promise<unknown>, role: string, logger: Logger): Promise<Record<string, unknown>> {
-  if (await settlesWithin(close, CLOSE_WITHIN_MS)) return {};
-  logger.warn({ role, within_ms: CLOSE_WITHIN_MS }, `the ${role} did not close in time (database or Redis not answering?); exiting`);
+/** Closes a role's application within `withinMs`; answers what the role's stopped line adds. */
+async function closeWithin(close: Promise<unknown>, role: string, logger: Logger, withinMs = CLOSE_WITHIN_MS): Promise<Record<string, unknown>> {
+  if (await settlesWithin(close, withinMs)) return {};
+  logger.warn({ role, within_ms: withinMs }, `the ${role} did not close in time (database or Redis not answering?); exiting`);
   return { timed_out: true };
 }
 
@@ -136,15 +136,7 @@ async function main(): Promise<void> {
     // The delivery dispatcher logs the attempts it let finish; the queue workers finish their jobs.
     // Bounded: with Redis unreachable, BullMQ's close waits for it for ever. A job cut short is
     // stalled, and run again; the attempts have drained by then (each within WEBHOOK_TIMEOUT_MS).
-    const withinMs = config.WEBHOOK_TIMEOUT_MS + WORKER_STOP_MARGIN_MS;
-    stops.push({
-      role: 'worker',
-      stop: async () => {
-        if (await settlesWithin(worker.close(), withinMs)) return {};
-        logger.warn({ within_ms: withinMs }, 'the worker did not stop in time (Redis unreachable?); exiting, its running jobs are run again');
-        return { timed_out: true };
-      },
-    });
+    stops.push({ role: 'worker', stop: () => closeWithin(worker.close(), 'worker', logger, config.WEBHOOK_TIMEOUT_MS + WORKER_STOP_MARGIN_MS) });
   }
   if (metrics && config.METRICS_PORT !== undefined && !stopping) {
     const server = await serveMetrics(config.METRICS_PORT, metrics, (error) => logger.error({ err: error }, 'collecting metrics failed'));

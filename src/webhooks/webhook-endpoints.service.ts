@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { AccessService } from '../platform/access/access.service.js';
 import { ApiKey, apiKeyState } from '../platform/auth/api-key.entity.js';
@@ -27,8 +27,6 @@ const ROTATION_GRACE = "interval '24 hours'";
 
 @Injectable()
 export class WebhookEndpointsService {
-  private readonly logger = new Logger(WebhookEndpointsService.name);
-
   constructor(
     @Inject(TenantData) private readonly data: TenantData,
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -203,18 +201,9 @@ export class WebhookEndpointsService {
       );
       return { endpoint: await repository.findOneOrFail({ id: current.id }), moved: true };
     });
-    if (moved) await this.dropCircuit(endpoint, action);
+    // A circuit describes a receiver while its endpoint receives: paused or deleted, none; resumed, closed.
+    if (moved) await this.gate.forget(endpoint.id);
     return endpoint;
-  }
-
-  /**
-   * A circuit describes a receiver while its endpoint receives: once paused or deleted no attempt
-   * would ever close it (it would show, and count in the gauge of open circuits, for ever), and a
-   * resume starts closed, as a resumed endpoint starts afresh towards auto-disable. Best effort:
-   * without Redis the change stands.
-   */
-  private async dropCircuit(endpoint: WebhookEndpoint, action: EndpointAction): Promise<void> {
-    await this.gate.forget(endpoint.id).catch((error: Error) => this.logger.warn({ endpoint_id: endpoint.id, action, error: error.message }, 'endpoint changed: its circuit could not be dropped'));
   }
 
   /** Endpoints are managed by the key that created them, or by any `int:*` key of the company (spec 5.8). */

@@ -84,22 +84,25 @@ export class AutoDisable {
     if (verdict === null) return null;
     // Only the activity the evidence was read for: an endpoint paused and resumed since then
     // (resumed by its owner after a fix) starts afresh, and is not disabled on the old failures.
-    const activity = `tenant_id = $1 AND id = $2 AND status = 'active' AND status_changed_at = ($3::timestamp AT TIME ZONE 'UTC')`;
-    const changed = await this.data.transaction(tenantId, async (disabling) => {
+    const disabled = await this.data.transaction(tenantId, async (disabling) => {
       // The row first, then the publishing lock: the order every change of an endpoint takes them in (no deadlock with a pause).
-      const [row] = await disabling.query(`SELECT id FROM webhook_endpoints WHERE ${activity} FOR UPDATE`, [endpointId, verdict.activeSince]);
-      if (!row) return [];
-      await excludePublishing(disabling);
-      return disabling.query(
-        `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $4, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
-          WHERE ${activity} RETURNING id`,
-        [endpointId, verdict.activeSince, verdict.reason],
+      const [row] = await disabling.query(
+        `SELECT id FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 AND status = 'active' AND status_changed_at = ($3::timestamp AT TIME ZONE 'UTC') FOR UPDATE`,
+        [endpointId, verdict.activeSince],
       );
+      if (!row) return false;
+      await excludePublishing(disabling);
+      await disabling.query(
+        `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $3, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
+          WHERE tenant_id = $1 AND id = $2`,
+        [endpointId, verdict.reason],
+      );
+      return true;
     });
-    if (changed.length === 0) return null;
+    if (!disabled) return null;
     this.logger.warn({ endpoint_id: endpointId, reason: verdict.reason }, 'webhook endpoint disabled after repeated failures');
-    // A disabled endpoint is never attempted again: its circuit would stay open, and counted, for ever.
-    await this.gate.forget(endpointId).catch((error: Error) => this.logger.warn({ endpoint_id: endpointId, error: error.message }, 'disabled endpoint: its circuit could not be dropped'));
+    // A disabled endpoint is never attempted again: its circuit goes.
+    await this.gate.forget(endpointId);
     return verdict.reason;
   }
 

@@ -157,12 +157,19 @@ export class DeliveryGate implements OnApplicationShutdown {
   }
 
   /**
-   * Drops an endpoint's circuit and hold (a deleted endpoint is never attempted again, so an open
-   * circuit would stay open, and counted, for ever). Deliveries it still has waiting stay, to end
-   * `endpoint_disabled` when their turn comes.
+   * Drops an endpoint's circuit and hold when it stops being attempted (paused, deleted or
+   * disabled: an open circuit would stay open, and counted, for ever) or is resumed (it starts
+   * closed, as it starts afresh towards auto-disable). Deliveries it still has waiting stay, to end
+   * `endpoint_disabled` when their turn comes. Best effort: without Redis the endpoint's change
+   * stands, and only the gauge of open circuits counts it.
    */
   async forget(endpointId: string): Promise<void> {
-    await this.redis.multi().del(`${this.prefix}:ep:${endpointId}`).srem(`${this.prefix}:open`, endpointId).exec();
+    await this.redis
+      .multi()
+      .del(`${this.prefix}:ep:${endpointId}`)
+      .srem(`${this.prefix}:open`, endpointId)
+      .exec()
+      .catch((error: Error) => this.logger.warn({ endpoint_id: endpointId, error: error.message }, 'endpoint changed: its circuit could not be dropped'));
   }
 
   /** Endpoints whose circuit is open or half-open. */
