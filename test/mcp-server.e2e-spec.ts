@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -104,6 +105,47 @@ describe('agent-tool server (e2e)', () => {
       const listed = await shortcut(mcp.base, '/tools/list', { ...credentials(a.mcp_token, a.tenant.slug), Origin: 'https://evil.example' });
       expect(listed.status).toBe(403);
       expect((await fetch(`${mcp.base}/handshake`, { headers: { Origin: 'http://localhost:6274' } })).status).toBe(200);
+    });
+
+    it('answers a request target that is no URL (`//[`) with 404 and keeps serving', async () => {
+      const { port } = new URL(mcp.base);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end('GET //[ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n'));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString()));
+        socket.on('end', () => resolve(received));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 404 /);
+      expect(answer).toContain('errors.common.route_not_found');
+      expect((await fetch(`${mcp.base}/handshake`)).status).toBe(200);
+    });
+
+    it('answers a browser preflight from an accepted origin with what a tool call sends, and lets that page read the answer', async () => {
+      const origin = 'http://localhost:6274';
+      const preflight = await fetch(`${mcp.base}/mcp`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type,x-oh-tenant,mcp-protocol-version' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(preflight.headers.get('access-control-allow-methods')).toBe('POST');
+      const allowed = preflight.headers.get('access-control-allow-headers')!.toLowerCase().split(/,\s*/);
+      expect(allowed).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-oh-tenant', 'mcp-protocol-version', 'x-mcp-tools', 'x-mcp-toolsets']));
+      expect(preflight.headers.get('vary')).toMatch(/Origin/);
+      const foreign = await fetch(`${mcp.base}/mcp`, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+      const listed = await shortcut(mcp.base, '/tools/list', { ...credentials(a.mcp_token, a.tenant.slug), Origin: origin });
+      expect(listed.status).toBe(200);
+      expect(listed.headers.get('access-control-allow-origin')).toBe(origin);
+      expect(listed.headers.get('access-control-expose-headers')).toMatch(/RateLimit/);
+      const unauthenticated = await shortcut(mcp.base, '/tools/list', { Origin: origin });
+      expect(unauthenticated.status).toBe(401);
+      expect(unauthenticated.headers.get('access-control-allow-origin')).toBe(origin);
+      // Without an Origin (every non-browser client) nothing is granted across origins.
+      const plain = await shortcut(mcp.base, '/tools/list', credentials(a.mcp_token, a.tenant.slug));
+      expect(plain.headers.get('access-control-allow-origin')).toBeNull();
     });
 
     it('refuses an unsupported MCP-Protocol-Version with 400', async () => {

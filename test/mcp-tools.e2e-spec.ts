@@ -149,6 +149,20 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const found: any = await client.callTool({ name: 'search_records', arguments: { query: invoice.number } });
       expect(found.structuredContent.data[0]).toMatchObject({ resource: 'invoices', id: invoice.id });
     });
+    it('keeps a page of one named kind within the budget with the resource member each item gains', async () => {
+      let cut = 0;
+      for (const resource of READ_RESOURCES) {
+        const answer: any = await client.callTool({ name: 'recent_changes', arguments: { resources: [resource.name], since: '2000-01-01T00:00:00Z', limit: 50 } });
+        expect(answer.isError).toBeFalsy();
+        expect(answer.structuredContent.data.every((item: any) => item.resource === resource.name)).toBe(true);
+        expect(Buffer.byteLength(JSON.stringify(answer.structuredContent.data))).toBeLessThanOrEqual(9_000);
+        expect(Buffer.byteLength(text(answer))).toBeLessThanOrEqual(10_000);
+        if (answer.structuredContent.next_cursor && answer.structuredContent.data.length < 25) cut += 1;
+      }
+      // The bound was tested where it binds: pages the budget cut short.
+      expect(cut).toBeGreaterThan(0);
+    });
+
     it('ranks the page of one named kind too: the exact match before newer partial ones', async () => {
       const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
       await db.connect();
@@ -331,6 +345,57 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(await called.json()).toMatchObject({ detail_key: 'errors.common.validation.malformed_json', detail: expect.stringMatching(/not valid UTF-8/) });
     });
 
+    it('keeps the refusal of a huge argument list short: one element past the bound, not one line per element', async () => {
+      const called = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), {
+        name: 'search_records',
+        arguments: { query: 'a', resources: Array.from({ length: 100_000 }, () => 1) },
+      });
+      expect(called.status).toBe(200);
+      expect(called.body).toMatchObject({ isError: true });
+      expect(text(called.body).length).toBeLessThan(2_000);
+      const repeated = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), {
+        name: 'search_records',
+        arguments: { query: 'a', resources: [...Array.from({ length: 10_000 }, () => 'tickets'), 'invoices'], fields: ['nope'] },
+      });
+      expect(repeated.body).toMatchObject({ isError: true });
+      expect(text(repeated.body).length).toBeLessThan(2_000);
+    });
+
+    it('refuses more argument names than any tool takes, or one longer than any it takes, before the SDK lists them all', async () => {
+      const many = Object.fromEntries(Array.from({ length: 40_000 }, (_, index) => [`unknown_${index}`, 1]));
+      const onMcp = await rpc({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'list_records', arguments: { resource: 'invoices', ...many } } });
+      expect(onMcp.status).toBe(200);
+      expect(onMcp.body).toMatchObject({ id: 9, error: { code: -32602, message: 'Invalid params: 40001 arguments, where a tool takes at most 16.', data: { field: 'arguments' } } });
+      const long = 'x'.repeat(200_000);
+      const called = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), { name: 'list_records', arguments: { resource: 'invoices', [long]: 1 } });
+      expect(called.status).toBe(422);
+      expect(called.body).toMatchObject({ detail_key: 'errors.mcp.invalid_request', field: `arguments.${'x'.repeat(64)}` });
+      expect(JSON.stringify(called.body).length).toBeLessThan(2_000);
+    });
+
+    it('refuses a query of more words than a search reads, rather than dropping the last ones', async () => {
+      const nine = await client.callTool({ name: 'search_records', arguments: { query: 'one two three four five six seven eight nine' } });
+      expect(nine.isError).toBe(true);
+      expect(text(nine)).toMatch(/At most 8 words/);
+      const eight = await client.callTool({ name: 'search_records', arguments: { query: '  one two three four five six seven eight  ' } });
+      expect(eight.isError).toBeFalsy();
+    });
+
+    it('logs and counts a call its arguments refuse, as refused, though the SDK answers it', async () => {
+      const refusedCalls = async () => Number(/mcp_tool_calls_total\{tool="list_records",outcome="refused"\} (\d+)/.exec(await (await fetch(`${mcp.base}/metrics`)).text())?.[1] ?? 0);
+      const before = await refusedCalls();
+      const answer = await client.callTool({ name: 'list_records', arguments: { resource: 'tickets', limit: 51 } });
+      expect(answer.isError).toBe(true);
+      expect(await refusedCalls()).toBe(before + 1);
+    });
+
+    it('refuses initialize params without protocolVersion, capabilities or clientInfo as invalid params, not an internal error', async () => {
+      for (const params of [{}, { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'x', version: '1' } }, { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x' } }]) {
+        const answer = await rpc({ jsonrpc: '2.0', id: 11, method: 'initialize', params });
+        expect(answer.body).toMatchObject({ id: 11, error: { code: -32602, message: expect.stringMatching(/initialize takes protocolVersion/) } });
+      }
+    });
+
     it('refuses an unpaired surrogate in a search, naming the argument, on /mcp and /tools/call', async () => {
       const params = { name: 'search_records', arguments: { query: 'a\ud800' } };
       const onMcp = await rpc({ jsonrpc: '2.0', id: 5, method: 'tools/call', params });
@@ -381,7 +446,14 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(method.body).toMatchObject({ id: 7, error: { code: -32020, data: { mismatch: { header: 'tools/list' } } } });
     });
 
-    it('leaves a 2026-07-28 batch to the SDK, which refuses it whole (that revision has no batches), whatever else our checks would refuse', async () => {
+    it('refuses a 2026-07-28 batch nested 20,000 deep before the SDK parses it: invalid params, not an internal error', async () => {
+      const deepBatch = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+      const answer = await rpc(deepBatch, { 'mcp-protocol-version': '2026-07-28' });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toMatchObject({ id: null, error: { code: -32602, message: expect.stringMatching(/nested deeper than 64/) } });
+    });
+
+    it('leaves a 2026-07-28 batch to the SDK, which refuses it whole (that revision has no batches), whatever its headers would have refused', async () => {
       for (const headers of [{}, { 'X-MCP-Toolsets': 'payroll' }] as Record<string, string>[]) {
         const answer = await rpc([modern('tools/list', '2026-07-28'), { ...modern('tools/list', '2026-07-28'), id: 8 }], { 'mcp-protocol-version': '2026-07-28', ...headers });
         expect(answer.status).toBe(400);

@@ -31,8 +31,13 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 const TENANT_HEADER = 'x-oh-tenant';
 
-function pathOf(request: IncomingMessage): string {
-  return new URL(request.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
+/** The request's path, or null when its target is no URL (`//[`): no route has it. */
+function pathOf(request: IncomingMessage): string | null {
+  try {
+    return new URL(request.url ?? '/', 'http://localhost').pathname.replace(/(.)\/+$/, '$1');
+  } catch {
+    return null;
+  }
 }
 
 type Route = 'mcp' | 'handshake' | 'metrics' | 'tools/list' | 'tools/call';
@@ -76,7 +81,7 @@ export class McpHttpService {
       },
       (request) => {
         const path = pathOf(request);
-        return ROUTES[path] ? path : null;
+        return path !== null && ROUTES[path] ? path : null;
       },
     );
     this.window = mcpWindow(config.MCP_RATE_LIMIT_PER_MINUTE);
@@ -104,13 +109,16 @@ export class McpHttpService {
     response.setHeader(TRACE_HEADER, (request as unknown as ApiRequest).traceId!);
     this.logRequest(request as unknown as ApiRequest, response, () => undefined);
     try {
-      const entry = ROUTES[pathOf(request)];
+      const path = pathOf(request);
+      const entry = path === null ? undefined : ROUTES[path];
       if (!entry) throw new DomainException('RouteNotFound', 'No route matches this path; the MCP endpoint is POST /mcp.');
+      if (request.method === 'OPTIONS') return this.preflight(request, response, entry.method);
       if (request.method !== entry.method && !(entry.method === 'GET' && request.method === 'HEAD')) {
         response.setHeader('Allow', entry.method);
         throw new DomainException('MethodNotAllowed', entry.route === 'mcp' ? 'POST /mcp only: this server opens no server-initiated stream and keeps no session.' : undefined);
       }
       this.checkOrigin(request);
+      allowOrigin(request, response);
       if (entry.route === 'handshake') return this.json(response, 200, this.handshake());
       if (entry.route === 'metrics') return await this.scrape(response);
 
@@ -162,10 +170,6 @@ export class McpHttpService {
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: the body is not JSON in UTF-8.' } });
     }
     const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
-    // 2026-07-28 has no batches: the SDK refuses one whole (400, -32600), counted as one request.
-    const modern =
-      header(request, 'mcp-protocol-version') === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);
-    if (Array.isArray(body) && modern) return this.mcp(request, response, body);
     const id = messages.length === 1 && messages[0] !== null && typeof messages[0] === 'object' ? (messages[0].id ?? null) : null;
     // A refused request is answered with its JSON-RPC error; a refused batch with one for each of
     // its requests, an array as JSON-RPC 2.0 answers a batch. A notification is never answered, so
@@ -178,6 +182,23 @@ export class McpHttpService {
         refusal,
         Array.isArray(body) && answered.length > 0 ? answered.map((message) => ({ jsonrpc: '2.0', id: message.id, error })) : { jsonrpc: '2.0', id, error },
       );
+    // Before anything else reads the body, the SDK included: its parse of a 2026-07-28 batch
+    // 20,000 levels deep overflowed the stack.
+    try {
+      checkBody(body);
+    } catch (error) {
+      if (!(error instanceof DomainException)) throw error;
+      const field = typeof error.extras.field === 'string' ? error.extras.field.replace(/^params\./, '') : undefined;
+      const message =
+        error.extras.code === 'max_depth'
+          ? 'Invalid params: the request is nested deeper than 64 levels.'
+          : `Invalid params: ${field ?? 'the body'} contains ${UNSTORABLE_CHARACTERS[error.extras.code as keyof typeof UNSTORABLE_CHARACTERS]}, which no record can hold.`;
+      return refuse({ code: INVALID_PARAMS, message, data: { field, code: error.extras.code } });
+    }
+    // 2026-07-28 has no batches: the SDK refuses one whole (400, -32600), counted as one request.
+    const modern =
+      header(request, 'mcp-protocol-version') === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);
+    if (Array.isArray(body) && modern) return this.mcp(request, response, body);
     // A batch (2025-03-26) is as many requests as it holds messages: one was counted already, the
     // others are counted before any runs, and refused, the batch takes nothing. One larger than a
     // minute's allowance could never run: it is refused at once, counted as one request.
@@ -192,27 +213,25 @@ export class McpHttpService {
         throw refused;
       });
     }
+    let toolRequest: ToolRequest;
     try {
-      checkBody(body);
-      for (const message of messages) {
-        const inherited = message?.method === 'tools/call' ? inheritedName(message.params?.arguments) : undefined;
-        if (inherited !== undefined) {
-          return refuse({ code: INVALID_PARAMS, message: `Invalid params: unknown argument ${inherited}.`, data: { field: `arguments.${inherited}` } });
-        }
-      }
-      const selection = this.selection(request);
       const calls = messages.flatMap((message) => (message?.method === 'tools/call' && typeof message.params?.name === 'string' ? [message.params.name as string] : []));
-      request.auth = this.tools.authInfo({ caller, selection, calls });
+      toolRequest = { caller, selection: this.selection(request), calls };
     } catch (error) {
       if (error instanceof ToolSelectionRefused) return refuse({ code: INVALID_PARAMS, message: error.message, data: error.data });
-      if (!(error instanceof DomainException)) throw error;
-      const field = typeof error.extras.field === 'string' ? error.extras.field.replace(/^params\./, '') : undefined;
-      const message =
-        error.extras.code === 'max_depth'
-          ? 'Invalid params: the request is nested deeper than 64 levels.'
-          : `Invalid params: ${field ?? 'the body'} contains ${UNSTORABLE_CHARACTERS[error.extras.code as keyof typeof UNSTORABLE_CHARACTERS]}, which no record can hold.`;
-      return refuse({ code: INVALID_PARAMS, message, data: { field, code: error.extras.code } });
+      throw error;
     }
+    for (const message of messages) {
+      if (message?.method === 'initialize' && !initializeParams(message.params)) {
+        return refuse({ code: INVALID_PARAMS, message: 'Invalid params: initialize takes protocolVersion (a string), capabilities (an object) and clientInfo {name, version}.' });
+      }
+      const refused = message?.method === 'tools/call' ? this.tools.argumentsRefusal(toolRequest, message.params?.name, message.params?.arguments) : undefined;
+      if (refused?.argument !== undefined) {
+        return refuse({ code: INVALID_PARAMS, message: `Invalid params: unknown argument ${refused.argument}.`, data: { field: `arguments.${refused.argument}` } });
+      }
+      if (refused !== undefined) return refuse({ code: INVALID_PARAMS, message: `Invalid params: ${refused.reason}.`, data: { field: 'arguments' } });
+    }
+    request.auth = this.tools.authInfo(toolRequest);
     return this.mcp(request, response, body);
   }
 
@@ -232,6 +251,22 @@ export class McpHttpService {
   private async scrape(response: ServerResponse): Promise<void> {
     if (this.config.METRICS_PORT !== undefined) throw new DomainException('RouteNotFound', 'Metrics are served on METRICS_PORT.');
     response.writeHead(200, { 'content-type': this.metrics.registry.contentType, 'cache-control': 'no-store' }).end(await this.metrics.registry.metrics());
+  }
+
+  /**
+   * `OPTIONS`: 204 with `Allow`; a browser's CORS preflight from an accepted origin also gets
+   * what it asks before it may send the request (the headers a tool call carries), so a web client
+   * such as the Inspector's can call this server from its page; any other origin gets 403.
+   */
+  private preflight(request: IncomingMessage, response: ServerResponse, method: string): void {
+    this.checkOrigin(request);
+    response.setHeader('Allow', `${method}, OPTIONS`);
+    if (allowOrigin(request, response)) {
+      response.setHeader('Access-Control-Allow-Methods', method);
+      response.setHeader('Access-Control-Allow-Headers', CORS_REQUEST_HEADERS);
+      response.setHeader('Access-Control-Max-Age', '600');
+    }
+    response.writeHead(204).end();
   }
 
   /** DNS-rebinding protection: a browser's `Origin` must be localhost or configured. */
@@ -283,13 +318,14 @@ export class McpHttpService {
       if (args === null || typeof args !== 'object' || Array.isArray(args)) {
         throw new DomainException('McpInvalidRequest', 'arguments must be a JSON object.', { field: 'arguments' });
       }
-      const inherited = inheritedName(args);
-      if (inherited !== undefined) {
-        throw new DomainException('McpInvalidRequest', `Unknown argument ${inherited}: no tool takes it.`, { field: `arguments.${inherited}` });
-      }
       params = { name, arguments: args };
     }
     const toolRequest: ToolRequest = { caller, selection, calls: typeof params.name === 'string' ? [params.name] : [] };
+    const refused = route === 'tools/call' ? this.tools.argumentsRefusal(toolRequest, params.name as string, params.arguments) : undefined;
+    if (refused?.argument !== undefined) {
+      throw new DomainException('McpInvalidRequest', `Unknown argument ${refused.argument}: ${refused.reason}.`, { field: `arguments.${refused.argument}` });
+    }
+    if (refused !== undefined) throw new DomainException('McpInvalidRequest', `The call has ${refused.reason}.`, { field: 'arguments' });
     const answer: ShortcutAnswer = await this.tools.shortcut(toolRequest, route, params);
     if (answer.error) return this.json(response, 400, { error: answer.error });
     const { _meta, ...result } = answer.result ?? {};
@@ -306,13 +342,31 @@ export class McpHttpService {
 }
 
 /**
- * An argument named like a member every object inherits (`__proto__`, `constructor`): zod's
- * strict objects look names up with `in`, so they would pass such an argument as known. No tool
- * takes one.
+ * Whether `initialize` params have the shape the SDK reads (spec 4: protocolVersion,
+ * capabilities, clientInfo with name and version); it answered others -32603, an internal error.
  */
-function inheritedName(args: unknown): string | undefined {
-  if (args === null || typeof args !== 'object') return undefined;
-  return Object.keys(args).find((name) => name in Object.prototype);
+function initializeParams(params: unknown): boolean {
+  if (params === null || typeof params !== 'object') return false;
+  const { protocolVersion, capabilities, clientInfo } = params as Record<string, unknown>;
+  const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+  return typeof protocolVersion === 'string' && isObject(capabilities) && isObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string';
+}
+
+/** What a browser client may send, and read of the answer, across origins (CORS). */
+const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'X-OH-Tenant', 'X-MCP-Toolsets', 'X-MCP-Tools', 'traceparent'].join(', ');
+const CORS_EXPOSED_HEADERS = ['RateLimit', 'RateLimit-Policy', 'Retry-After', 'WWW-Authenticate', TRACE_HEADER].join(', ');
+
+/**
+ * Names the request's Origin, already accepted by checkOrigin, as allowed to read the answer;
+ * answers whether the request had one. The answer varies with it either way.
+ */
+function allowOrigin(request: IncomingMessage, response: ServerResponse): boolean {
+  response.setHeader('Vary', 'Origin');
+  const origin = header(request, 'origin');
+  if (origin === undefined) return false;
+  response.setHeader('Access-Control-Allow-Origin', origin);
+  response.setHeader('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS);
+  return true;
 }
 
 function header(request: IncomingMessage, name: string): string | undefined {

@@ -58,6 +58,8 @@ export class ToolServer implements OnModuleDestroy {
 
   private readonly calls: Counter<'tool' | 'outcome'>;
   private readonly turns: TenantTurns;
+  /** The tools each request may call, worked out once: its checks and its server both need them. */
+  private readonly callableTools = new WeakMap<ToolRequest, AgentTool[]>();
 
   constructor(
     @Inject(ToolCatalog) private readonly catalog: ToolCatalog,
@@ -126,6 +128,15 @@ export class ToolServer implements OnModuleDestroy {
    * resource tools it calls by name (tokens grant them; clients written for them keep working).
    */
   private callable(request: ToolRequest): AgentTool[] {
+    let tools = this.callableTools.get(request);
+    if (tools === undefined) {
+      tools = this.callableNow(request);
+      this.callableTools.set(request, tools);
+    }
+    return tools;
+  }
+
+  private callableNow(request: ToolRequest): AgentTool[] {
     const listed = this.toolsFor(request.caller, request.selection);
     if (request.selection.tools !== null) return listed;
     const usable = this.usable(request.caller, request.selection);
@@ -134,6 +145,26 @@ export class ToolServer implements OnModuleDestroy {
       return tool && usable(tool) ? [tool] : [];
     });
     return [...listed, ...called];
+  }
+
+  /**
+   * Checks a call's arguments before the SDK does. The SDK names every argument a tool does not
+   * take in its refusal (40,000 names made a 469 kB answer) and passes a name every object
+   * inherits (`constructor`) as known; such arguments are refused here, as invalid params. Any
+   * other refusal is the SDK's (an isError result, so the model can correct its call), short
+   * since no schema message repeats a value; it is logged and counted here as the tool's
+   * `refused` call, which the SDK's path would not reach.
+   */
+  argumentsRefusal(request: ToolRequest, name: string, args: unknown): ArgumentsRefusal | undefined {
+    if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
+      const names = Object.keys(args);
+      const unknown = names.find((argument) => argument in Object.prototype || argument.length > MAX_ARGUMENT_NAME_LENGTH);
+      if (unknown !== undefined) return { argument: unknown.slice(0, MAX_ARGUMENT_NAME_LENGTH), reason: 'no tool takes it' };
+      if (names.length > MAX_ARGUMENTS) return { reason: `${names.length} arguments, where a tool takes at most ${MAX_ARGUMENTS}` };
+    }
+    const tool = this.callable(request).find((candidate) => candidate.name === name);
+    if (tool !== undefined && !tool.input.safeParse(args ?? {}).success) this.record(tool.name, request.caller, 'refused', 0);
+    return undefined;
   }
 
   private usable(caller: McpCaller, selection: ToolSelection): (tool: AgentTool) => boolean {
@@ -187,6 +218,11 @@ export class ToolServer implements OnModuleDestroy {
     return server;
   }
 
+  private record(tool: string, caller: McpCaller, outcome: CallOutcome, durationMs: number): void {
+    this.calls.inc({ tool, outcome });
+    this.callLines.info({ tool, token_prefix: caller.prefix, outcome, duration_ms: Math.round(durationMs) }, 'tool call');
+  }
+
   /**
    * structuredContent plus the same JSON as text; an expected failure is an isError result naming
    * the argument; a database too busy to answer now is one too, saying to try again. Each call
@@ -195,10 +231,7 @@ export class ToolServer implements OnModuleDestroy {
    */
   private async call(tool: AgentTool, caller: McpCaller, args: Record<string, unknown>): Promise<CallToolResult> {
     const started = performance.now();
-    const done = (outcome: 'ok' | 'refused' | 'failed') => {
-      this.calls.inc({ tool: tool.name, outcome });
-      this.callLines.info({ tool: tool.name, token_prefix: caller.prefix, outcome, duration_ms: Math.round(performance.now() - started) }, 'tool call');
-    };
+    const done = (outcome: CallOutcome) => this.record(tool.name, caller, outcome, performance.now() - started);
     try {
       const result = await this.turns.run(caller.tenantId, () => tool.run(caller.tenantId, args));
       done('ok');
@@ -219,6 +252,18 @@ export class ToolServer implements OnModuleDestroy {
     }
   }
 }
+
+type CallOutcome = 'ok' | 'refused' | 'failed';
+
+/** Arguments refused before the SDK sees them: one named, or their number. */
+export interface ArgumentsRefusal {
+  readonly argument?: string;
+  readonly reason: string;
+}
+
+/** More than any tool takes (five at most), and longer than any name it takes. */
+const MAX_ARGUMENTS = 16;
+const MAX_ARGUMENT_NAME_LENGTH = 64;
 
 function requestOf(authInfo: AuthInfo | undefined): ToolRequest {
   const request = authInfo?.extra?.request as ToolRequest | undefined;

@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { Scope } from '../../platform/catalog/scopes.js';
 import type { Page, PageRequest } from '../../platform/pagination/page.js';
 import { type Area, type AreaSummary, pluralLabel, type ReadResource } from '../../platform/resources/read-resource.js';
-import { ResourceReader } from '../../platform/resources/resource-reader.service.js';
+import { MAX_SEARCH_WORDS, ResourceReader } from '../../platform/resources/resource-reader.service.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
 import { itemSchema } from './item-schema.js';
@@ -60,6 +60,13 @@ const fields = z
   .max(40)
   .optional()
   .describe('Members to return besides id (default: all but nested records, which are counted: line_count). Name `lines` to get them.');
+/** A search text: every word must appear, so one past the reader's bound is refused, not dropped. */
+const query = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .refine((text) => text.split(/\s+/).length <= MAX_SEARCH_WORDS, `At most ${MAX_SEARCH_WORDS} words.`);
 const since = z.iso
   .datetime({ offset: true })
   .optional()
@@ -181,7 +188,7 @@ export class ToolCatalog {
         title: `List ${plural}`,
         description: `Lists the company's ${plural}, newest first. ${resource.description}`,
         input: z.object({ limit, cursor, fields }).strict(),
-        run: (tenantId, args) => this.page(resource, args, (page) => this.reader.list(resource, tenantId, page), tenantId),
+        run: (tenantId, args) => this.page(resource, args, this.fetcher('list', resource, tenantId, args), tenantId),
       },
       {
         ...common,
@@ -197,8 +204,8 @@ export class ToolCatalog {
         name: resourceToolName('search', resource.name),
         title: `Search ${plural}`,
         description: `Finds ${plural} whose ${searched} contain every word of the query (case-insensitive), newest first.`,
-        input: z.object({ query: z.string().trim().min(1).max(200).describe(`Words to look for in ${searched}.`), limit, cursor, fields }).strict(),
-        run: (tenantId, args) => this.page(resource, args, (page) => this.reader.search(resource, tenantId, args.query as string, page), tenantId),
+        input: z.object({ query: query.describe(`Up to ${MAX_SEARCH_WORDS} words to look for in ${searched}.`), limit, cursor, fields }).strict(),
+        run: (tenantId, args) => this.page(resource, args, this.fetcher('search', resource, tenantId, args), tenantId),
       },
       {
         ...common,
@@ -206,7 +213,7 @@ export class ToolCatalog {
         title: `Recent ${resource.singular} changes`,
         description: `Lists ${plural} created or changed since a time, most recently changed first.`,
         input: z.object({ since, limit, cursor, fields }).strict(),
-        run: (tenantId, args) => this.page(resource, args, (page) => this.reader.recent(resource, tenantId, sinceOf(args), page), tenantId),
+        run: (tenantId, args) => this.page(resource, args, this.fetcher('recent', resource, tenantId, args), tenantId),
       },
     ];
   }
@@ -257,8 +264,8 @@ export class ToolCatalog {
         'Finds records by number, name, e-mail, registration or subject: every word of the query must appear. Searches all kinds (or those in resources) among the newest matches of each, and ranks exact matches first. Each item names its resource.',
       input: z
         .object({
-          query: z.string().trim().min(1).max(200).describe('Words to look for.'),
-          resources: z.array(resourceEnum(resources)).min(1).optional().describe('Kinds of record to search (default: all).'),
+          query: query.describe(`Up to ${MAX_SEARCH_WORDS} words to look for.`),
+          resources: z.array(resourceEnum(resources)).min(1).max(resources.length).optional().describe('Kinds of record to search (default: all).'),
           limit,
           cursor: cursor.describe('With exactly one resource: the next_cursor of the previous call.'),
           fields,
@@ -277,7 +284,7 @@ export class ToolCatalog {
       description: `Records created or changed since a time (default ${DEFAULT_RECENT_DAYS} days ago), most recent first, across all kinds or those in resources: for "what changed" questions. Each item names its resource.`,
       input: z
         .object({
-          resources: z.array(resourceEnum(resources)).min(1).optional().describe('Kinds of record to include (default: all).'),
+          resources: z.array(resourceEnum(resources)).min(1).max(resources.length).optional().describe('Kinds of record to include (default: all).'),
           since,
           limit,
           cursor: cursor.describe('With exactly one resource: the next_cursor of the previous call.'),
@@ -324,22 +331,37 @@ export class ToolCatalog {
     return wanted;
   }
 
+  /** How a page tool reads one page of a resource. */
+  private fetcher(verb: 'list' | 'search' | 'recent', resource: ReadResource<any, any>, tenantId: string, args: Record<string, unknown>) {
+    return (page: PageRequest): Promise<Page<object>> => {
+      if (verb === 'search') return this.reader.search(resource, tenantId, args.query as string, page);
+      if (verb === 'recent') return this.reader.recent(resource, tenantId, sinceOf(args), page);
+      return this.reader.list(resource, tenantId, page);
+    };
+  }
+
   /**
    * One page of lean items within the byte budget: a page that would exceed it is fetched again
    * with fewer items, so its next_cursor continues right after the last item shown. The hint
-   * names no tool: a compact tool answers the page of the resource tool it stands for.
+   * names no tool: a compact tool answers the page of the resource tool it stands for. `tagged`:
+   * each item names its resource first (a merged tool's page of one kind), within the budget.
    */
   private async page(
     resource: ReadResource<any, any>,
     args: Record<string, unknown>,
     fetch: (page: PageRequest) => Promise<Page<object>>,
     tenantId: string,
+    tagged = false,
   ): Promise<Record<string, unknown>> {
     const wanted = this.fieldsOf(resource, args);
     const cursor = args.cursor as string | undefined;
     // Whose cursors these are (the company, through the agent-tool server), so another company's are refused.
     const holder = `${tenantId}/mcp`;
-    const lean = (page: Page<object>) => page.data.map((item) => leanItem(item as Record<string, unknown>, wanted));
+    const lean = (page: Page<object>) =>
+      page.data.map((item) => {
+        const kept = leanItem(item as Record<string, unknown>, wanted);
+        return tagged ? { resource: resource.name, ...kept } : kept;
+      });
     let page = await fetch({ limit: (args.limit as number | undefined) ?? DEFAULT_TOOL_LIMIT, cursor, holder });
     let data = lean(page);
     const fits = countWithinBudget(data, RESULT_BUDGET_BYTES);
@@ -370,9 +392,9 @@ export class ToolCatalog {
       (items as Record<string, unknown>[]).map((item) => ({ resource: resource.name, ...item }));
     if (chosen.length === 1) {
       const [resource] = chosen;
-      const page = await this.byName.get(resourceToolName(verb, resource.name))!.run(tenantId, args);
+      const page = await this.page(resource, args, this.fetcher(verb, resource, tenantId, args), tenantId, true);
       // Ranked within the page (its order is the cursor's, so pages stay disjoint and complete).
-      const ranked = tag(resource, page.data)
+      const ranked = (page.data as Record<string, unknown>[])
         .map((item, index) => ({ item, score: score(item, resource), index }))
         .sort((a, b) => b.score - a.score || a.index - b.index);
       return { ...page, data: ranked.map(({ item }) => item) };
@@ -383,7 +405,10 @@ export class ToolCatalog {
     const wanted = args.fields as string[] | undefined;
     const unknown = wanted?.filter((name) => !chosen.some((resource) => this.members.get(resource.name)!.has(name))) ?? [];
     if (unknown.length > 0) {
-      throw new DomainException('InvalidInput', `None of ${names.join(', ')} has a member ${unknown.join(', ')}.`, { field: 'fields', code: 'invalid_format' });
+      throw new DomainException('InvalidInput', `None of ${chosen.map((resource) => resource.name).join(', ')} has a member ${[...new Set(unknown)].join(', ')}.`, {
+        field: 'fields',
+        code: 'invalid_format',
+      });
     }
     const limit = (args.limit as number | undefined) ?? DEFAULT_TOOL_LIMIT;
     const order = verb === 'search' ? 'created_at' : 'updated_at';

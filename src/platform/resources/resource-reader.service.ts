@@ -90,7 +90,10 @@ export class ResourceReader {
   }
 }
 
-/** At most 8 words of a search text; a text of spaces only searches for nothing in particular. */
+/** Words a search text may hold: each is one more ILIKE over the searched columns. */
+export const MAX_SEARCH_WORDS = 8;
+
+/** The words of a search text; a text of spaces only searches for nothing in particular. */
 function searchWords(text: string): string[] {
-  return text.split(/\s+/).filter(Boolean).slice(0, 8);
+  return text.split(/\s+/).filter(Boolean).slice(0, MAX_SEARCH_WORDS);
 }
