@@ -111,8 +111,16 @@ async function main(): Promise<void> {
       await closeWithin(mcp.context.close(), 'mcp', logger);
       return;
     }
+    metrics = mcp.context.get(Metrics);
     const requests = trackRequests(mcp.server, drainMs);
-    await new Promise<void>((resolve) => mcp.server.listen(config.MCP_PORT, resolve));
+    // A port in use fails the start with its message, as the REST API's does (it threw from an 'error' event no one heard).
+    await new Promise<void>((resolve, reject) => {
+      mcp.server.once('error', reject);
+      mcp.server.listen(config.MCP_PORT, () => {
+        mcp.server.off('error', reject);
+        resolve();
+      });
+    });
     const { port } = mcp.server.address() as AddressInfo;
     logger.info({ port }, `agent-tool server listening on port ${port}`);
     stops.push({

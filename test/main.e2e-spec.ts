@@ -5,6 +5,7 @@ import request from 'supertest';
 import { dropDatabase } from '../src/platform/database/database.js';
 import { loadSqlMigrations } from '../src/platform/database/migrations.js';
 import { listeningPort, spawnMain } from './support/main-process.js';
+import { waitFor } from './support/wait-for.js';
 
 describe('node dist/main.js (e2e)', () => {
   it.each([
@@ -45,6 +46,31 @@ describe('node dist/main.js (e2e)', () => {
       await new Promise((resolve) => silent.close(resolve));
     }
   }, 30_000);
+
+  it("exits 1 with its reason when the agent-tool server's port is taken, as the REST API's does", async () => {
+    const taken = createServer().listen(0);
+    await once(taken, 'listening');
+    try {
+      const started = spawnMain({ APP_ROLES: 'mcp', MCP_PORT: String((taken.address() as AddressInfo).port) });
+      expect(await started.exit).toBe(1);
+      expect(started.stderr()).toMatch(/^start failed: listen EADDRINUSE/m);
+      expect(started.stderr()).not.toContain("Unhandled 'error' event");
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 60_000);
+
+  it('serves metrics on METRICS_PORT for the mcp role alone, as for the others', async () => {
+    const started = spawnMain({ APP_ROLES: 'mcp', MCP_PORT: '0', METRICS_PORT: '0' });
+    try {
+      const port = await waitFor(async () => started.lines().find((line) => typeof line.metrics_port === 'number')?.metrics_port as number | undefined, 60_000, 'the metrics line');
+      const scraped = await request(`http://127.0.0.1:${port}`).get('/metrics');
+      expect(scraped.status).toBe(200);
+      expect(scraped.text).toMatch(/^# TYPE mcp_tool_calls_total counter$/m);
+    } finally {
+      await started.stop();
+    }
+  }, 90_000);
 
   it('creates a missing database, applies every migration, and serves the API role on PORT', async () => {
     const url = new URL(process.env.DATABASE_URL!);

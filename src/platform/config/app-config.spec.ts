@@ -65,6 +65,10 @@ describe('loadConfig', () => {
     ['METRICS_PORT', '70000'],
     ['AUTH_FAILURES_PER_MINUTE', '0'],
     ['TRUST_PROXY', 'x;y'],
+    // What proxy-addr cannot compile failed the start later, in express, naming no variable.
+    ['TRUST_PROXY', 'foo'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', 'loopback,true'],
     // Past 2^31 - 1 ms a Node timer fires at once and pg fails the connection.
     ['DATABASE_STATEMENT_TIMEOUT_MS', '2147483648'],
     ['WEBHOOK_TIMEOUT_MS', '2147483648'],
@@ -114,6 +118,15 @@ describe('loadConfig', () => {
     const config = loadConfig({ METRICS_PORT: '9464', AUTH_FAILURES_PER_MINUTE: '5', TRUST_PROXY: '1' });
     expect([config.METRICS_PORT, config.AUTH_FAILURES_PER_MINUTE, config.trustProxy]).toEqual([9464, 5, 1]);
     expect(loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy).toBe('loopback, 10.0.0.0/8');
+    expect(loadConfig({ TRUST_PROXY: 'uniquelocal,192.168.1.1,fe80::/10' }).trustProxy).toBe('uniquelocal,192.168.1.1,fe80::/10');
+  });
+
+  it('refuses a port two servers of the process would both listen on, naming the second', () => {
+    expect(() => loadConfig({ PORT: '4000', MCP_PORT: '4000' })).toThrow('MCP_PORT: 4000 is also PORT; each server of this process needs its own port');
+    expect(() => loadConfig({ METRICS_PORT: '3001' })).toThrow('METRICS_PORT: 3001 is also MCP_PORT');
+    // Only the servers of the roles this process runs; 0 asks the system for a free port each time.
+    expect(loadConfig({ PORT: '4000', MCP_PORT: '4000', APP_ROLES: 'api,worker' }).PORT).toBe(4000);
+    expect(loadConfig({ PORT: '0', MCP_PORT: '0', METRICS_PORT: '0' }).MCP_PORT).toBe(0);
   });
 
   it('requires SECRETS_KEY when NODE_ENV=production and never prints its value', () => {

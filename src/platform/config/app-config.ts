@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import ipaddr from 'ipaddr.js';
+import proxyaddr from 'proxy-addr';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -57,6 +58,25 @@ const IsServiceUrl = (schemes: string[]) =>
         return schemes.includes(url.protocol.slice(0, -1)) && (url.hostname !== '' || url.searchParams.has('host'));
       },
       defaultMessage: () => `must be a ${schemes.join(' or ')} URL with a host and a port of at most 65535 (the value is not repeated here: it may hold a password)`,
+    },
+  });
+/** `TRUST_PROXY`: empty, a hop count, or what proxy-addr (express's reader of X-Forwarded-For) compiles. */
+const IsTrustProxy = () =>
+  ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value) => {
+        if (typeof value !== 'string') return false;
+        const trimmed = value.trim();
+        if (trimmed === '' || /^\d+$/.test(trimmed)) return true;
+        try {
+          proxyaddr.compile(trimmed.split(',').map((entry) => entry.trim()));
+          return true;
+        } catch {
+          return false;
+        }
+      },
+      defaultMessage: () => 'must be a hop count, or comma-separated addresses, CIDR ranges or loopback, linklocal, uniquelocal',
     },
   });
 /** The longest wait a Node timer (setTimeout) or a PostgreSQL timeout takes: 2^31 - 1 ms, about 24.8 days. A longer one fires at once, or fails the connection. */
@@ -259,8 +279,7 @@ export class AppConfig {
    * Which proxies to trust for the client address (express's `trust proxy`: `loopback`, a list
    * of addresses or ranges, or a hop count). Empty: the TCP peer is the client.
    */
-  @IsString()
-  @Matches(/^[A-Za-z0-9.:/, ]*$/)
+  @IsTrustProxy()
   TRUST_PROXY = '';
 
   /** When set, Prometheus metrics are served on this port only, not on the API's. */
@@ -396,6 +415,23 @@ function reasons(constraints: Record<string, string>): string[] {
   return failed.filter(([name]) => !(wrongKind && RANGE_CHECKS.has(name))).map(([, message]) => message);
 }
 
+/**
+ * A port two servers of this process would both listen on: the second could never start (0 asks
+ * the system for a free port, so never clashes).
+ */
+function portClashes(config: AppConfig): string[] {
+  const servers: [string, number | undefined][] = [
+    ['PORT', config.hasRole('api') ? config.PORT : undefined],
+    ['MCP_PORT', config.hasRole('mcp') ? config.MCP_PORT : undefined],
+    ['METRICS_PORT', config.METRICS_PORT],
+  ];
+  const listening = servers.filter((server): server is [string, number] => typeof server[1] === 'number' && server[1] !== 0);
+  return listening.flatMap(([name, port], index) => {
+    const earlier = listening.slice(0, index).find(([, other]) => other === port);
+    return earlier ? [`${name}: ${port} is also ${earlier[0]}; each server of this process needs its own port`] : [];
+  });
+}
+
 /** Reads and validates the configuration; unset or empty variables keep their defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const defaults = new AppConfig();
@@ -410,6 +446,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (config.production && config.SECRETS_KEY === undefined) {
     lines.push('SECRETS_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted under it)');
   }
+  lines.push(...portClashes(config));
   if (lines.length > 0) throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   return config;
 }
