@@ -155,10 +155,22 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     }
   }, TIMEOUT_MS);
 
-  it('deactivates a company: {id, active:false}', async () => {
+  it('deactivates a company: {id, active:false}, and issues it no more keys, which would be refused from their first request', async () => {
     const other = (await db.query(`INSERT INTO tenants (slug, name) VALUES ($1, 'Gamma') RETURNING id`, [`gamma-${slug}`]))[0];
     expect(await ok('tenant:deactivate', '--tenant', String(other.id))).toEqual({ id: other.id, active: false });
     expect((await db.query('SELECT active FROM tenants WHERE id = $1', [other.id]))[0].active).toBe(false);
+    await fails(['key:create', '--tenant', String(other.id), '--scopes', 'int:fin.invoices:read'], /not found or not active/);
+    expect((await db.query('SELECT count(*)::int AS keys FROM api_keys WHERE tenant_id = $1', [other.id]))[0].keys).toBe(0);
+  }, TIMEOUT_MS);
+
+  it('refuses a key that would be expired at once, and currencies that are not ISO 4217 codes in use', async () => {
+    const id = String(acme.id);
+    await Promise.all([
+      fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--expires-at', '2000-01-01T00:00:00Z'], /not in the future: 2000-01-01T00:00:00Z/),
+      fails(['tenant:create', '--name', 'Odd Money', '--currencies', 'EUR,XYZ,QQQ'], /Invalid currencies \(ISO 4217 codes in use, upper case\): XYZ,QQQ/),
+    ]);
+    expect((await db.query(`SELECT count(*)::int AS tenants FROM tenants WHERE name = 'Odd Money'`))[0].tenants).toBe(0);
+    expect(await ok('tenant:create', '--name', 'Even Money', '--currencies', 'CHF,JPY')).toMatchObject({ name: 'Even Money' });
   }, TIMEOUT_MS);
 
   it('fails with a message on stderr, nothing on stdout and a non-zero exit', async () => {

@@ -13,9 +13,11 @@ function scopes(values: string[]): Scope[] {
   return values as Scope[];
 }
 
-function timestamp(value: string): Date {
+/** A key's expiry: a moment already past would print a key refused from its first request. */
+function expiry(value: string): Date {
   const date = parseRfc3339DateTime(value);
   if (!date) throw new Error(`not an RFC 3339 timestamp: ${value}`);
+  if (date.getTime() <= Date.now()) throw new Error(`not in the future: ${value} (the key would be expired from its first request)`);
   return date;
 }
 
@@ -70,7 +72,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
     .description('issue an oh_live_ API key with scopes; prints {id, key}, the key only this once')
     .requiredOption('--tenant <id>', 'company id', uuid)
     .requiredOption('--scopes <list>', 'comma-separated scopes', list)
-    .option('--expires-at <rfc3339>', 'expiry', timestamp)
+    .option('--expires-at <rfc3339>', 'expiry, in the future', expiry)
     .option('--user <id>', 'the user who asked for the key', uuid)
     .option('--name <name>')
     .action(async (options: { tenant: string; scopes: string[]; expiresAt?: Date; user?: string; name?: string }) => {

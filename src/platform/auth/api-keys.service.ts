@@ -33,7 +33,8 @@ export class ApiKeysService {
   async create(input: CreateApiKeyInput, manager: EntityManager = this.dataSource.manager): Promise<{ id: string; key: string }> {
     const name = input.name === undefined ? null : checkedName(input.name);
     const scope = this.data.forTenant(input.tenantId, manager);
-    if (!(await scope.tenantExists())) throw new DomainException('TenantNotFound', `Tenant ${input.tenantId} not found`);
+    // A key of an inactive company would answer 404 from its first request, as its tokens are refused here too.
+    if (!(await scope.tenantActive())) throw new DomainException('TenantNotFound', `Tenant ${input.tenantId} not found or not active`);
     // The person who asked for the key is one of the company's: never another company's.
     if (input.userId !== undefined && !(await scope.repository(User).exists({ id: input.userId }))) {
       throw new DomainException('UserNotFound', `User ${input.userId} not found in tenant ${input.tenantId}`, { field: 'user' });

@@ -119,6 +119,10 @@ export class TenantScope {
     return this.manager.getRepository(Tenant).existsBy({ id: this.tenantId });
   }
 
+  async tenantActive(): Promise<boolean> {
+    return this.manager.getRepository(Tenant).existsBy({ id: this.tenantId, active: true });
+  }
+
   /** Column name of an entity property, for `query` texts built from entity metadata. */
   columnName(entity: EntityTarget<TenantOwned>, property: string): string | undefined {
     return this.manager.connection.getMetadata(entity).findColumnWithPropertyName(property)?.databaseName;

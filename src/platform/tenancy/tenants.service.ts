@@ -18,7 +18,8 @@ export interface CreateTenantInput {
   currencies?: string[];
 }
 
-const CURRENCY = /^[A-Z]{3}$/;
+/** ISO 4217 codes in use, as Node's ICU knows them (EUR, USD, …; not XYZ, nor withdrawn ones such as DEM). */
+const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Companies and their people: what the spec places in "the applications". */
@@ -33,9 +34,9 @@ export class TenantsService {
   /** `manager`: the transaction to create the company in (seed:demo), else its own statement. */
   async create(input: CreateTenantInput, manager: EntityManager = this.dataSource.manager): Promise<Tenant> {
     const currencies = input.currencies ?? ['EUR'];
-    const invalid = currencies.filter((code) => !CURRENCY.test(code));
+    const invalid = currencies.filter((code) => !CURRENCIES.has(code));
     if (currencies.length === 0 || invalid.length > 0) {
-      throw new DomainException('InvalidInput', `Invalid currencies: ${invalid.join(',') || '(none)'}`, { field: 'currencies' });
+      throw new DomainException('InvalidInput', `Invalid currencies (ISO 4217 codes in use, upper case): ${invalid.join(',') || '(none)'}`, { field: 'currencies' });
     }
     if (input.slug !== undefined && !SLUG.test(input.slug)) {
       throw new DomainException('InvalidInput', 'slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit', { field: 'slug' });
