@@ -362,15 +362,17 @@ describe('Idempotency-Key (e2e)', () => {
 
   it('answers a concurrent repeat 409 in_progress while the first request runs, never running it twice', async () => {
     const key = randomUUID();
-    const slow = post('/v1/test_events?delay_ms=1000', key, { n: 1 }).then((res) => res);
+    // The query is part of the request: every repeat names the same delay.
+    const path = '/v1/test_events?delay_ms=1000';
+    const slow = post(path, key, { n: 1 }).then((res) => res);
     await waitFor(async () => (await rows()).some((row) => row.state === 'in_progress'), 5000, 'the in-progress claim');
 
-    const concurrent = await post('/v1/test_events', key, { n: 1 });
+    const concurrent = await post(path, key, { n: 1 });
     expectProblem(concurrent, 409, 'errors.platform.idempotency.in_progress', 'idempotency-conflict');
 
     const first = await slow;
     expect(first.status).toBe(201);
-    const after = await post('/v1/test_events', key, { n: 1 });
+    const after = await post(path, key, { n: 1 });
     expect(after.headers['idempotency-replayed']).toBe('true');
     expect(after.body.id).toBe(first.body.id);
     expect(await executions()).toBe(1);
@@ -378,15 +380,16 @@ describe('Idempotency-Key (e2e)', () => {
 
   it('lets a repeat take over a claim left in progress for over 60 seconds; the stale holder can then neither commit nor overwrite it', async () => {
     const key = randomUUID();
-    const stale = post('/v1/test_events?delay_ms=1500', key, { n: 1 }).then((res) => res);
+    const path = '/v1/test_events?delay_ms=1500';
+    const stale = post(path, key, { n: 1 }).then((res) => res);
     await waitFor(async () => (await rows()).some((row) => row.state === 'in_progress'), 5000, 'the in-progress claim');
     // As if the process holding the claim had died a minute ago.
     await db.query(`UPDATE idempotency_keys SET locked_at = clock_timestamp() - interval '61 seconds' WHERE tenant_id = $1`, [session.tenant.id]);
 
-    const mismatch = await post('/v1/test_events', key, { n: 2 });
+    const mismatch = await post(path, key, { n: 2 });
     expectProblem(mismatch, 409, 'errors.idempotency.body_mismatch', 'idempotency-conflict');
 
-    const takeover = await post('/v1/test_events', key, { n: 1 });
+    const takeover = await post(path, key, { n: 1 });
     expect(takeover.status).toBe(201);
     expect(takeover.headers['idempotency-replayed']).toBeUndefined();
     // Its claim is gone: its transaction is rolled back rather than applied a second time.
@@ -396,7 +399,7 @@ describe('Idempotency-Key (e2e)', () => {
     const [row] = await rows();
     expect(row.state).toBe('completed');
     expect(JSON.parse(row.response_body!).id).toBe(takeover.body.id);
-    expect((await post('/v1/test_events', key, { n: 1 })).body.id).toBe(takeover.body.id);
+    expect((await post(path, key, { n: 1 })).body.id).toBe(takeover.body.id);
     expect(await executions()).toBe(1);
   });
 

@@ -188,6 +188,10 @@ describe('deliveries API and replays (e2e)', () => {
     expect(repeat.body).toEqual({ enqueued: 2 });
 
     const since = new Date(Date.now() - 3 * 24 * 3600_000).toISOString();
+    // The same Idempotency-Key with another since is another request (spec 8 rule 3), never the first one's answer.
+    const otherSince = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`).set('Idempotency-Key', `bulk-${endpoint.id}`);
+    expect(otherSince.status).toBe(409);
+    expect(otherSince.body).toMatchObject({ detail_key: 'errors.idempotency.body_mismatch', detail: expect.stringMatching(/different request body or query/) });
     expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`)).body).toEqual({ enqueued: 1 });
   });
 

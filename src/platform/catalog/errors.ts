@@ -96,7 +96,7 @@ export const Errors = {
     'errors.idempotency.body_mismatch',
     409,
     'idempotency-conflict',
-    'Idempotency-Key was reused with a different request body',
+    'Idempotency-Key was reused with a different request body or query',
   ),
   IdempotencyReplayUnavailable: def(
     'errors.platform.idempotency.replay_unavailable',

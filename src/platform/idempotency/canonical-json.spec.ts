@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalJson, requestBodyHash } from './canonical-json.js';
+import { canonicalJson, requestHash } from './canonical-json.js';
 
 /** Rebuilds every object of a JSON value with its members in reverse order. */
 function reversed(value: unknown): unknown {
@@ -37,27 +38,34 @@ describe('canonicalJson', () => {
   });
 });
 
-describe('requestBodyHash', () => {
+describe('requestHash', () => {
   it('ignores member order at every depth', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => requestBodyHash(value) === requestBodyHash(reversed(value))));
+    fc.assert(fc.property(fc.jsonValue(), (value) => requestHash(value) === requestHash(reversed(value))));
   });
 
   it('ignores the spacing of the JSON text', () => {
-    expect(requestBodyHash(JSON.parse('{"a": [1, 2], "b": {"c": 3}}'))).toBe(requestBodyHash(JSON.parse('{"b":{"c":3},"a":[1,2]}')));
+    expect(requestHash(JSON.parse('{"a": [1, 2], "b": {"c": 3}}'))).toBe(requestHash(JSON.parse('{"b":{"c":3},"a":[1,2]}')));
   });
 
   it('differs when a value differs', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.string(), fc.jsonValue(), (object, name, value) => {
         fc.pre(JSON.stringify(object[name]) !== JSON.stringify(value) && Object.hasOwn(object, name));
-        return requestBodyHash(object) !== requestBodyHash({ ...object, [name]: value });
+        return requestHash(object) !== requestHash({ ...object, [name]: value });
       }),
     );
-    expect(requestBodyHash({ amount: 1 })).not.toBe(requestBodyHash({ amount: '1' }));
-    expect(requestBodyHash({ lines: [{ qty: 1 }] })).not.toBe(requestBodyHash({ lines: [{ qty: 2 }] }));
+    expect(requestHash({ amount: 1 })).not.toBe(requestHash({ amount: '1' }));
+    expect(requestHash({ lines: [{ qty: 1 }] })).not.toBe(requestHash({ lines: [{ qty: 2 }] }));
+  });
+
+  it('counts the query parameters, in any order, and hashes a request without them as its body alone', () => {
+    expect(requestHash({ a: 1 }, { since: '2026-01-01T00:00:00Z' })).not.toBe(requestHash({ a: 1 }, { since: '2026-01-02T00:00:00Z' }));
+    expect(requestHash(null, { since: 'x' })).not.toBe(requestHash(null));
+    expect(requestHash(null, { a: '1', b: '2' })).toBe(requestHash(null, { b: '2', a: '1' }));
+    expect(requestHash({ a: 1 }, {})).toBe(createHash('sha256').update('{"a":1}').digest('hex'));
   });
 
   it('is a 64-character hex SHA-256', () => {
-    expect(requestBodyHash({})).toMatch(/^[\da-f]{64}$/);
+    expect(requestHash({})).toMatch(/^[\da-f]{64}$/);
   });
 });

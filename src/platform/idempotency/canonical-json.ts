@@ -19,7 +19,14 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** SHA-256 (hex) of the canonical JSON of a request body; a request without body counts as `null`. */
-export function requestBodyHash(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+/**
+ * SHA-256 (hex) of what a request asks besides its path: the canonical JSON of its body (a
+ * request without body counts as `null`), then of its query parameters when it has any, so that
+ * `replay_failed?since=…` with another `since` is another request. A request without query
+ * string hashes its body alone, as records stored before the query counted do.
+ */
+export function requestHash(body: unknown, query: Record<string, unknown> = {}): string {
+  const hash = createHash('sha256').update(canonicalJson(body));
+  if (Object.keys(query).length > 0) hash.update(`\n?${canonicalJson(query)}`);
+  return hash.digest('hex');
 }

@@ -9,7 +9,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { isTransientFault } from '../errors/transient-faults.js';
 import { Metrics } from '../metrics/metrics.service.js';
-import { requestBodyHash } from './canonical-json.js';
+import { requestHash } from './canonical-json.js';
 import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
 import { routePattern } from '../logging/request-log.js';
@@ -24,7 +24,7 @@ export const SEALED_RESPONSE_METADATA = 'integrations:idempotency-sealed-respons
 const REPLAYED_HEADERS = ['location', 'content-location', 'content-type'] as const;
 
 const CONFLICT_DETAILS = {
-  IdempotencyBodyMismatch: 'This Idempotency-Key was already used with a different request body.',
+  IdempotencyBodyMismatch: 'This Idempotency-Key was already used with a different request body or query.',
   IdempotencyInProgress: 'A request with this Idempotency-Key is still running; retry when it has finished.',
   IdempotencyReplayUnavailable: 'The request with this Idempotency-Key ran, but its response exceeded 256 KiB and was not kept.',
 } as const;
@@ -77,7 +77,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         method: request.method,
         path: canonicalPath(request),
       },
-      requestBodyHash(request.body),
+      requestHash(request.body, request.query),
     );
     switch (outcome.kind) {
       case 'conflict':

@@ -34,7 +34,7 @@ export function Idempotent(options: { sealResponse?: boolean } = {}): MethodDeco
       status: 409,
       description:
         `Idempotency conflict (type \`{errors_url}/${Errors.IdempotencyBodyMismatch.type}\`): ` +
-        `\`${Errors.IdempotencyBodyMismatch.detailKey}\` when the key was used with a different body; ` +
+        `\`${Errors.IdempotencyBodyMismatch.detailKey}\` when the key was used with a different body or query string; ` +
         `\`${Errors.IdempotencyInProgress.detailKey}\` while the first request with this key is still running; ` +
         `\`${Errors.IdempotencyReplayUnavailable.detailKey}\` when the request ran but its response cannot be replayed: it exceeded ` +
         `${MAX_REPLAYABLE_BODY_BYTES / 1024} KiB, or the process answering stopped after saving the change and before keeping the answer ` +
