@@ -104,7 +104,7 @@ export class WebhookEndpointsService {
     const pinnedVersion = input.pinned_version === undefined ? undefined : this.pinnedVersion(input.pinned_version);
     const url = input.url === undefined ? undefined : await this.vetUrl(input.url);
 
-    return this.data.transaction(auth.tenantId, async (scope) => {
+    const { endpoint, changes } = await this.data.transaction(auth.tenantId, async (scope) => {
       const endpoint = await this.findOwned(auth, live.id, scope, true);
       if (isDeleted(endpoint)) throw notFound(id);
       const changes: Partial<WebhookEndpoint> = {};
@@ -115,12 +115,15 @@ export class WebhookEndpointsService {
         changes.eventTypes = eventTypes;
       }
       if (pinnedVersion !== undefined && pinnedVersion !== endpoint.pinnedVersion) changes.pinnedVersion = pinnedVersion;
-      if (Object.keys(changes).length === 0) return endpoint;
+      if (Object.keys(changes).length === 0) return { endpoint, changes };
       if (changes.url !== undefined || changes.eventTypes !== undefined) changes.piiEnabled = false;
       const repository = scope.repository(WebhookEndpoint);
       await repository.update({ id: endpoint.id }, changes);
-      return repository.findOneOrFail({ id: endpoint.id });
+      return { endpoint: await repository.findOneOrFail({ id: endpoint.id }), changes };
     });
+    // Another receiver: the old one's open circuit or Retry-After no longer says anything.
+    if (changes.url !== undefined) await this.gate.forget(endpoint.id);
+    return endpoint;
   }
 
   /** A new signing secret; the previous one stays valid for signing for 24 hours. */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { DeliveryGate, type Grant } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { testConfig } from '../support/config.js';
+import { waitFor } from '../support/wait-for.js';
 
 /**
  * The delivery gate against the real Redis, two instances standing for two worker processes,
@@ -105,8 +107,10 @@ describe('delivery gate (Redis)', () => {
     const failures = five.slice(0, 4);
     expect((await release(a, failures, 'down', T0 + 10)).changes).toEqual([]);
     expect((await release(a, [five[4]], 'down', T0 + 20)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
-    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 1020), heldUntil: null });
+    expect((await a.circuits([endpoint], T0 + 20)).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 1020), heldUntil: null });
     expect(await a.openCircuits()).toBeGreaterThanOrEqual(1);
+    // Once the cool-down is over the next attempt is let through as the probe: the record says half-open before it is granted.
+    expect((await a.circuits([endpoint], T0 + 1020)).get(endpoint)!.state).toBe('half_open');
 
     // Open: nothing is granted, to either worker, until the cool-down is over.
     expect((await a.take(10, T0 + 500)).grants).toEqual([]);
@@ -122,7 +126,7 @@ describe('delivery gate (Redis)', () => {
 
     // The probe fails: open again, cool-down doubled; opened_at stays the start of the outage.
     expect((await release(b, probe.grants, 'down', T0 + 1100)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
-    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 3100), heldUntil: null });
+    expect((await a.circuits([endpoint], T0 + 1100)).get(endpoint)).toEqual({ state: 'open', openedAt: new Date(T0 + 20), nextProbeAt: new Date(T0 + 3100), heldUntil: null });
     expect((await a.take(10, T0 + 3000)).grants).toEqual([]);
 
     const second = await a.take(10, T0 + 3100);
@@ -130,7 +134,7 @@ describe('delivery gate (Redis)', () => {
     expect(second.grants[0].probe).toBe(true);
     // The probe succeeds: closed, and the backlog drains at the cap.
     expect((await release(a, second.grants, 'up', T0 + 3200)).changes).toEqual([{ endpointId: endpoint, state: 'closed' }]);
-    expect((await a.circuits([endpoint])).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
+    expect((await a.circuits([endpoint], T0 + 3200)).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
     const drained = await b.take(10, T0 + 3300);
     expect(drained.grants).toHaveLength(5);
     expect(drained.grants.every((grant) => !grant.probe)).toBe(true);
@@ -194,6 +198,29 @@ describe('delivery gate (Redis)', () => {
     expect(during.grants.every((grant) => grant.endpointId === other)).toBe(true);
     expect(during.grants.length).toBeGreaterThan(0);
     expect((await a.take(100, T0 + 2000)).grants.filter((grant) => grant.endpointId === held)).toHaveLength(3);
+  });
+
+  it('forgets an endpoint: its circuit and hold dropped, what waits is served at once and the workers woken', async () => {
+    const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '1', WEBHOOK_CIRCUIT_COOLDOWN_MS: '60000', WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS: '600000' });
+    const endpoint = randomUUID();
+    await offer(a, endpoint, 4);
+    await release(a, (await a.take(1, T0)).grants, 'down', T0, T0 + 120_000);
+    expect((await a.circuits([endpoint], T0 + 1)).get(endpoint)).toMatchObject({ state: 'open', heldUntil: new Date(T0 + 120_000) });
+    expect((await b.take(10, T0 + 1)).grants).toEqual([]);
+
+    const woken = new Promise<void>((resolve) => b.onWake(resolve));
+    const channel = `${process.env.REDIS_PREFIX}-gate-${prefix}:wh:wake`;
+    const redis = new Redis(process.env.REDIS_URL!);
+    try {
+      await waitFor(async () => Number(((await redis.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0, 5000, 'the wake-up subscription');
+    } finally {
+      redis.disconnect();
+    }
+    await a.forget(endpoint, T0 + 2);
+    await woken;
+    expect((await a.circuits([endpoint], T0 + 2)).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
+    // Served now at the full cap, not after the minute's cool-down or the two minutes' hold.
+    expect((await b.take(10, T0 + 3)).grants).toHaveLength(3);
   });
 
   it('offers a delivery once: one already waiting or holding a slot is left as it is', async () => {

@@ -127,6 +127,8 @@ describe('webhook endpoint quota and states (e2e)', () => {
       ['pause', 'active'],
       // Paused by a worker (its key expired) with the circuit open: resumed, it starts closed.
       ['resume', 'paused'],
+      // Another receiver: tried at once, not after the old one's cool-down (found by the subscriber review).
+      ['url change', 'active'],
     ] as const)('drops the open circuit at %s (the endpoint %s), which no attempt would close: its record shows it closed, the open count leaves it out', async (change, from) => {
       const endpoint = await created();
       if (from === 'paused') await setState(endpoint.id, 'paused', 'api_key_inactive');
@@ -144,7 +146,12 @@ describe('webhook endpoint quota and states (e2e)', () => {
       try {
         const counted = () => redis.sismember(`${api.config.REDIS_PREFIX}:wh:open`, endpoint.id);
         expect(await counted()).toBe(1);
-        const changed = change === 'delete' ? await remove(endpoint.id) : await action(endpoint.id, change);
+        const changed =
+          change === 'delete'
+            ? await remove(endpoint.id)
+            : change === 'url change'
+              ? await api.http.patch(`/v1/webhook_endpoints/${endpoint.id}`).set('Authorization', session.auth).send({ url: 'https://hooks.example.com/fixed' })
+              : await action(endpoint.id, change);
         expect(changed.status).toBe(200);
         expect(changed.body.circuit).toMatchObject({ state: 'closed', opened_at: null });
         expect(await circuit()).toMatchObject({ state: 'closed', opened_at: null });
@@ -152,6 +159,20 @@ describe('webhook endpoint quota and states (e2e)', () => {
       } finally {
         redis.disconnect();
       }
+    });
+
+    it('keeps the circuit when a change leaves the receiver as it is (a new name)', async () => {
+      const endpoint = await created();
+      const gate = api.app.get(DeliveryGate);
+      const now = Date.now();
+      await gate.enqueue(Array.from({ length: 5 }, () => ({ endpointId: endpoint.id, deliveryId: randomUUID(), dueMs: now })), now);
+      for (let failure = 0; failure < 5; failure += 1) {
+        const { grants } = await gate.take(1, now);
+        await gate.release(grants.map((grant) => ({ ...grant, verdict: 'down' as const, holdUntilMs: null })), 0, now);
+      }
+      const renamed = await api.http.patch(`/v1/webhook_endpoints/${endpoint.id}`).set('Authorization', session.auth).send({ name: 'Renamed' });
+      expect(renamed.status).toBe(200);
+      expect(renamed.body.circuit).toMatchObject({ state: 'open' });
     });
 
     it('deletes active and paused endpoints; they stay listed and answer 404 to pause, resume, delete and changes', async () => {

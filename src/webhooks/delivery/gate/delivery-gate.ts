@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { AppConfig } from '../../../platform/config/app-config.js';
 import { throttledWarning } from '../../../platform/logging/throttled-warning.js';
 import { isUuid } from '../../../platform/validation/uuid.pipe.js';
-import { ENQUEUE, RELEASE, TAKE } from './gate-scripts.js';
+import { ENQUEUE, FORGET, RELEASE, TAKE } from './gate-scripts.js';
 
 export const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
 export type CircuitState = (typeof CIRCUIT_STATES)[number];
@@ -53,6 +53,7 @@ type GateCommands = {
   ohGateEnqueue(...args: (string | number)[]): Promise<number>;
   ohGateTake(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
   ohGateRelease(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][]]>;
+  ohGateForget(...args: (string | number)[]): Promise<number>;
 };
 
 /**
@@ -87,6 +88,7 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.redis.defineCommand('ohGateEnqueue', { numberOfKeys: 0, lua: ENQUEUE });
     this.redis.defineCommand('ohGateTake', { numberOfKeys: 0, lua: TAKE });
     this.redis.defineCommand('ohGateRelease', { numberOfKeys: 0, lua: RELEASE });
+    this.redis.defineCommand('ohGateForget', { numberOfKeys: 0, lua: FORGET });
   }
 
   /**
@@ -151,24 +153,26 @@ export class DeliveryGate implements OnApplicationShutdown {
         const [state, openedAt, nextProbeAt, holdUntil] = fields;
         const heldUntil = holdUntil !== null && Number(holdUntil) > now ? new Date(Number(holdUntil)) : null;
         if (state === null) return [id, { state: 'closed', openedAt: null, nextProbeAt: null, heldUntil }];
-        return [id, { state: state as CircuitState, openedAt: new Date(Number(openedAt)), nextProbeAt: new Date(Number(nextProbeAt)), heldUntil }];
+        // Past its cool-down an open circuit lets the next attempt through as its probe: half-open,
+        // though the gate writes so only when it grants that probe.
+        const shown = state === 'open' && Number(nextProbeAt) <= now ? 'half_open' : (state as CircuitState);
+        return [id, { state: shown, openedAt: new Date(Number(openedAt)), nextProbeAt: new Date(Number(nextProbeAt)), heldUntil }];
       }),
     );
   }
 
   /**
    * Drops an endpoint's circuit and hold when it stops being attempted (paused, deleted or
-   * disabled: an open circuit would stay open, and counted, for ever) or is resumed (it starts
-   * closed, as it starts afresh towards auto-disable). Deliveries it still has waiting stay, to end
+   * disabled: an open circuit would stay open, and counted, for ever), is resumed (it starts
+   * closed, as it starts afresh towards auto-disable) or is given another URL (a circuit and a
+   * Retry-After describe a receiver: the new one is tried at once, not after the old one's
+   * cool-down). Deliveries it still has waiting stay: they are served in turn again, or end
    * `endpoint_disabled` when their turn comes. Best effort: without Redis the endpoint's change
    * stands, and only the gauge of open circuits counts it.
    */
-  async forget(endpointId: string): Promise<void> {
+  async forget(endpointId: string, now = Date.now()): Promise<void> {
     await this.redis
-      .multi()
-      .del(`${this.prefix}:ep:${endpointId}`)
-      .srem(`${this.prefix}:open`, endpointId)
-      .exec()
+      .ohGateForget(this.prefix, now, this.cap, endpointId)
       .catch((error: Error) => this.logger.warn({ endpoint_id: endpointId, error: error.message }, 'endpoint changed: its circuit could not be dropped'));
   }
 

@@ -232,3 +232,18 @@ local granted = {}
 if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes) end
 return { granted, changes }
 `;
+
+/**
+ * forget(P, now, cap, endpoint): drops the endpoint's circuit, its run of failures and its hold,
+ * then puts it back in the schedule by what waits (an open circuit had pushed its place to the
+ * next probe), telling the workers when something is due now.
+ */
+export const FORGET = `${COMMON}
+local cap, ep = tonumber(ARGV[3]), ARGV[4]
+redis.call('DEL', key('ep', ep))
+redis.call('SREM', P .. ':open', ep)
+schedule(ep, cap, false)
+local at = redis.call('ZSCORE', SCHED, ep)
+if at and tonumber(at) <= now then redis.call('PUBLISH', P .. ':wake', '1') end
+return 1
+`;
