@@ -34,6 +34,16 @@ describe('request pipeline and errors (e2e)', () => {
   afterAll(() => api.close());
 
   describe('routing', () => {
+    it('answers If-None-Match on an API read with the read itself: only the specification download is conditional', async () => {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await rawRequest(api.app, method, '/v1/invoices?limit=1', { Authorization: session.auth, 'If-None-Match': '*' });
+        expect(res.status).toBe(200);
+        expect(res.headers['cache-control']).toBe('no-store');
+        if (method === 'GET') expect(JSON.parse(res.body.toString())).toMatchObject({ data: expect.any(Array) });
+      }
+      expect((await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'If-None-Match': '*' })).status).toBe(304);
+    });
+
     it.each(['/nope', '/v1/nope', '/v1/test_events/x/y', '/'])('answers 404 route_not_found for %s, without a key', async (path) => {
       expectProblem(await api.http.get(path), 404, 'errors.common.route_not_found', 'not-found');
     });

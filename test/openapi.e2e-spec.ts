@@ -123,6 +123,16 @@ describe('OpenAPI document (e2e)', () => {
       expect(errorResponses).toBeGreaterThan(20);
       expect(Object.keys(document.paths['/v1/test_events'].post.responses)).toEqual(expect.arrayContaining(['413', '422']));
     });
+
+    it('documents the 422 every operation gives a query parameter repeated or in brackets, those without parameters too', async () => {
+      for (const [path, item] of Object.entries(document.paths as Json)) {
+        for (const [method, operation] of Object.entries(item as Json)) expect([path, method, Object.keys((operation as Json).responses)]).toEqual([path, method, expect.arrayContaining(['422'])]);
+      }
+      expect(document.paths['/v1/event_types'].get.responses['422'].description).toMatch(/given twice or with brackets/);
+      const repeated = await api.http.get('/v1/openapi.json?a=1&a=2');
+      expect(repeated.status).toBe(422);
+      expect(repeated.body).toMatchObject({ detail_key: 'errors.common.validation.invalid_input', field: 'a' });
+    });
   });
 
   describe('for generators and readers', () => {
@@ -295,6 +305,12 @@ describe('OpenAPI document (e2e)', () => {
       const retry = documented('/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/retry', 'post');
       expect(retry.statuses).toEqual(expect.arrayContaining([202, 404, 409, 422, 429]));
       expect(retry.operation.responses['409'].description).toContain('errors.integrations.webhooks.delivery_not_pending');
+      // What replay and replay_failed answer: an unknown delivery, a body member, a bad since.
+      const replay = documented('/v1/webhook_endpoints/{id}/deliveries/{delivery_id}/replay', 'post');
+      expect(replay.operation.responses['404'].description).toContain('errors.integrations.webhooks.delivery_not_found');
+      expect(replay.operation.responses['422'].description).toContain('errors.integrations.webhooks.unknown_field');
+      const replayFailed = documented('/v1/webhook_endpoints/{id}/deliveries/replay_failed', 'post');
+      expect(replayFailed.operation.responses['422'].description).toMatch(/invalid_since.*unknown_field/);
       expect(documented('/v1/webhook_endpoints/{id}/deliveries', 'get').parameters).toEqual(expect.arrayContaining(['status', 'event_type', 'since']));
 
       expect(document.components.schemas.WebhookEvent.properties.test).toMatchObject({ const: true });

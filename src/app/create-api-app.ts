@@ -42,8 +42,11 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   // Nest's own logs (start-up, filters, terminus) go out as JSON through the process's pino logger.
   app.useLogger(app.get(PinoNestLogger));
   app.disable('x-powered-by');
-  // Only the specification download carries an ETag, computed by its controller over the exact bytes.
+  // Only the specification download carries an ETag, computed by its controller over the exact bytes,
+  // and only it answers conditional requests: express's own check answered `If-None-Match: *` with
+  // an empty 304 on every GET, though no client can hold a copy of a `no-store` answer.
   app.set('etag', false);
+  Object.defineProperty(instance.request, 'fresh', { configurable: true, get: () => false });
   // querystring, as express's 'simple' parser, but reading every parameter: past its default
   // 1,000 it dropped the rest, an invalid `limit` or `since` among them, unseen.
   app.set('query parser', (text: string) => parseQuery(text, undefined, undefined, { maxKeys: 0 }));

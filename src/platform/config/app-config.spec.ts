@@ -121,6 +121,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: 'uniquelocal,192.168.1.1,fe80::/10' }).trustProxy).toBe('uniquelocal,192.168.1.1,fe80::/10');
   });
 
+  it('refuses to sunset the current version, which answered 410 "use" itself while serving every request without OH-Version', () => {
+    expect(() => loadConfig({ API_SUNSET_VERSIONS: '2025-01-01,2026-05-16' })).toThrow('API_SUNSET_VERSIONS: 2026-05-16 is the current version');
+    expect(loadConfig({ API_SUNSET_VERSIONS: '2025-01-01' }).API_SUNSET_VERSIONS).toEqual(['2025-01-01']);
+  });
+
   it('refuses a port two servers of the process would both listen on, naming the second', () => {
     expect(() => loadConfig({ PORT: '4000', MCP_PORT: '4000' })).toThrow('MCP_PORT: 4000 is also PORT; each server of this process needs its own port');
     expect(() => loadConfig({ METRICS_PORT: '3001' })).toThrow('METRICS_PORT: 3001 is also MCP_PORT');

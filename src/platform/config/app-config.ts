@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
+import { CURRENT_API_VERSION } from '../versioning/api-version.js';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -447,6 +448,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     lines.push('SECRETS_KEY: required when NODE_ENV=production (webhook signing secrets are encrypted under it)');
   }
   lines.push(...portClashes(config));
+  if (Array.isArray(config.API_SUNSET_VERSIONS) && config.API_SUNSET_VERSIONS.includes(CURRENT_API_VERSION)) {
+    lines.push(`API_SUNSET_VERSIONS: ${CURRENT_API_VERSION} is the current version, served to every request without OH-Version; it cannot be sunset`);
+  }
   if (lines.length > 0) throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   return config;
 }

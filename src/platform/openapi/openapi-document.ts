@@ -69,6 +69,10 @@ const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
     `\`${Errors.ServiceUnavailable.detailKey}\`: the database or the queue did not answer in time (a statement over DATABASE_STATEMENT_TIMEOUT_MS, 10 s by default, or no free connection); repeat the request after \`Retry-After\` seconds.`,
   ),
 };
+/** Every route reads its query string alike, those without parameters too. */
+const QUERY_REFUSED = problemResponse(
+  `\`${Errors.InvalidInput.detailKey}\` naming the parameter in \`field\`: a query parameter given twice or with brackets (\`a=1&a=2\`, \`a[]=1\`).`,
+);
 const METHOD_NOT_ALLOWED = {
   ...problemResponse(`\`${Errors.MethodNotAllowed.detailKey}\`: the path is served, but not with this method.`),
   headers: { Allow: { description: 'The methods this path serves.', schema: { type: 'string' }, example: 'GET, HEAD' } },
@@ -78,7 +82,9 @@ const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   415: problemResponse(
     `\`${Errors.UnsupportedMediaType.detailKey}\`: a body that is not \`application/json\` (the detail names the Content-Type sent), or a charset or content encoding that cannot be decoded.`,
   ),
-  422: problemResponse(`Validation failed (malformed JSON: \`${Errors.MalformedJson.detailKey}\`); see \`detail_key\`.`),
+  422: problemResponse(
+    `Validation failed (malformed JSON: \`${Errors.MalformedJson.detailKey}\`; a query parameter given twice or with brackets: \`${Errors.InvalidInput.detailKey}\`); see \`detail_key\`.`,
+  ),
 };
 
 /** Statuses answered before authentication: they carry no rate-limit or idempotency headers. */
@@ -116,7 +122,7 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
       if (!operation) continue;
       if (versioned) operation.parameters = [{ $ref: '#/components/parameters/OhVersion' }, ...(operation.parameters ?? [])];
       const pipeline = versioned ? PIPELINE_RESPONSES : { 408: PIPELINE_RESPONSES[408], 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
-      const added = structuredClone({ ...pipeline, 405: METHOD_NOT_ALLOWED, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
+      const added = structuredClone({ ...pipeline, 405: METHOD_NOT_ALLOWED, 422: QUERY_REFUSED, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
       // Cloned: a controller's class-level responses are one object shared by its operations, and one
       // operation's headers (Idempotency-Replayed) would show on the others.
       operation.responses = sortResponses({ ...added, ...structuredClone(operation.responses) });

@@ -101,7 +101,8 @@ export class WebhookDeliveriesController {
       'body member is 422 `unknown_field`.',
   })
   @ApiAcceptedResponse({ type: ReplayFailedResultDto })
-  @ApiProblemResponses(404, 422)
+  @ApiProblemResponses(404)
+  @ApiProblem(422, `${detailKey('InvalidInput')} (an id not a UUID); ${detailKey('WebhookInvalidSince')}; ${detailKey('WebhookUnknownField')} (a body member: there is no body).`)
   replayFailed(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Query('since') since: unknown, @ValidBody(NoBodyDto) _body: NoBodyDto) {
     return this.deliveries.replayFailed(auth, id, since);
   }
@@ -142,7 +143,8 @@ export class WebhookDeliveriesController {
       '403 `pii_not_granted` for a personal-data delivery when the endpoint is not enabled for personal data. 60 per minute per key. No body.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
-  @ApiProblemResponses(404, 422)
+  @ApiProblem(404, `${detailKey('WebhookEndpointNotFound')} or ${detailKey('WebhookDeliveryNotFound')}: not this key's endpoint, or not its delivery.`)
+  @ApiProblem(422, `${detailKey('InvalidInput')} (an id not a UUID); ${detailKey('WebhookUnknownField')} (a body member: there is no body).`)
   replay(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string, @ValidBody(NoBodyDto) _body: NoBodyDto) {
     return this.deliveries.replay(auth, id, deliveryId);
   }
