@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
@@ -61,6 +61,40 @@ describe('Idempotency-Key (e2e)', () => {
     expect(typeof res.body.title).toBe('string');
     expect(typeof res.body.detail).toBe('string');
   };
+
+  it('counts the query string as part of the request: another query with the same key is 409 body_mismatch', async () => {
+    const key = randomUUID();
+    expect((await post('/v1/test_events?delay_ms=1', key, { n: 1 })).status).toBe(201);
+    expectProblem(await post('/v1/test_events?delay_ms=2', key, { n: 1 }), 409, 'errors.idempotency.body_mismatch', 'idempotency-conflict');
+    expect((await post('/v1/test_events?delay_ms=1', key, { n: 1 })).headers['idempotency-replayed']).toBe('true');
+    expect(await executions()).toBe(1);
+  });
+
+  it('compares a row hashed on its body alone, as one stored before the query counted (or by an older process), with the body', async () => {
+    const bodyOnly = createHash('sha256').update('{"n":1}').digest('hex');
+    const asAnOlderRelease = () =>
+      db.query(`UPDATE idempotency_keys SET hash_covers_query = false, request_hash = $2 WHERE tenant_id = $1`, [session.tenant.id, bodyOnly]);
+    const replayed = randomUUID();
+    const first = await post('/v1/test_events?delay_ms=1', replayed, { n: 1 });
+    await asAnOlderRelease();
+    const repeat = await post('/v1/test_events?delay_ms=1', replayed, { n: 1 });
+    expect(repeat.status).toBe(201);
+    expect(repeat.headers['idempotency-replayed']).toBe('true');
+    expect(repeat.body.id).toBe(first.body.id);
+    expectProblem(await post('/v1/test_events?delay_ms=1', replayed, { n: 2 }), 409, 'errors.idempotency.body_mismatch', 'idempotency-conflict');
+
+    // Its stale claim is taken over by the same request too, as before.
+    const stale = randomUUID();
+    await db.query(
+      `INSERT INTO idempotency_keys (tenant_id, api_key_id, key, method, path, request_hash, state, lock_token, locked_at, expires_at)
+       VALUES ($1, $2, $3, 'POST', '/v1/test_events', $4, 'in_progress', gen_random_uuid(), clock_timestamp() - interval '61 seconds', clock_timestamp() + interval '1 day')`,
+      [session.tenant.id, session.keyId, stale, bodyOnly],
+    );
+    const takeover = await post('/v1/test_events?delay_ms=1', stale, { n: 1 });
+    expect(takeover.status).toBe(201);
+    expect(takeover.headers['idempotency-replayed']).toBeUndefined();
+    expect(await executions()).toBe(2);
+  });
 
   it('runs every request that has no Idempotency-Key', async () => {
     const first = await post('/v1/test_events', undefined, { n: 1 });
@@ -474,7 +508,7 @@ describe('Idempotency-Key (e2e)', () => {
     // The mark, in its transaction: PostgreSQL counts it as heap-only there. (The connection's
     // count also holds earlier transactions' not yet reported, hence the difference.)
     const store = api.app.get(IdempotencyStore);
-    const outcome = await store.claim({ tenantId: session.tenant.id, apiKeyId: session.keyId, key: randomUUID(), method: 'POST', path: '/v1/test_events' }, 'a'.repeat(64));
+    const outcome = await store.claim({ tenantId: session.tenant.id, apiKeyId: session.keyId, key: randomUUID(), method: 'POST', path: '/v1/test_events' }, { request: 'a'.repeat(64), body: 'a'.repeat(64) });
     if (outcome.kind !== 'claimed') throw new Error(`not claimed: ${outcome.kind}`);
     const heapOnly = await db.transaction(async (manager) => {
       const count = async () => Number((await manager.query(`SELECT pg_stat_get_xact_tuples_hot_updated('idempotency_keys'::regclass) AS n`))[0].n);

@@ -23,7 +23,8 @@ export function canonicalJson(value: unknown): string {
  * SHA-256 (hex) of what a request asks besides its path: the canonical JSON of its body (a
  * request without body counts as `null`), then of its query parameters when it has any, so that
  * `replay_failed?since=…` with another `since` is another request. A request without query
- * string hashes its body alone, as records stored before the query counted do.
+ * string hashes its body alone, as records stored before the query counted (and by an older
+ * process) were hashed: the store compares those with the body's hash (`hash_covers_query`).
  */
 export function requestHash(body: unknown, query: Record<string, unknown> = {}): string {
   const hash = createHash('sha256').update(canonicalJson(body));

@@ -77,7 +77,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         method: request.method,
         path: canonicalPath(request),
       },
-      requestHash(request.body, request.query),
+      { request: requestHash(request.body, request.query), body: requestHash(request.body) },
     );
     switch (outcome.kind) {
       case 'conflict':

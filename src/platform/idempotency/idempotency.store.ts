@@ -43,6 +43,8 @@ export type ClaimOutcome =
 
 interface ExistingRow {
   request_hash: string;
+  /** False: hashed on the body alone (before the query counted, or by an older process). */
+  hash_covers_query: boolean;
   state: 'in_progress' | 'committed' | 'completed' | 'too_large';
   stale: boolean;
   response_status: number | null;
@@ -58,10 +60,11 @@ interface ExistingRow {
  * claim is never taken over: its change is done (markCommitted).
  */
 const CLAIM_SQL = `
-  INSERT INTO idempotency_keys AS k (tenant_id, api_key_id, key, method, path, request_hash, state, lock_token, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6, 'in_progress', $7, clock_timestamp() + make_interval(hours => $8))
+  INSERT INTO idempotency_keys AS k (tenant_id, api_key_id, key, method, path, request_hash, hash_covers_query, state, lock_token, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, true, 'in_progress', $7, clock_timestamp() + make_interval(hours => $8))
   ON CONFLICT (tenant_id, api_key_id, key, method, md5(path)) DO UPDATE SET
     request_hash = EXCLUDED.request_hash,
+    hash_covers_query = true,
     state = 'in_progress',
     lock_token = EXCLUDED.lock_token,
     locked_at = clock_timestamp(),
@@ -73,7 +76,7 @@ const CLAIM_SQL = `
     updated_at = clock_timestamp(),
     expires_at = EXCLUDED.expires_at
   WHERE k.expires_at <= clock_timestamp()
-     OR (k.state = 'in_progress' AND k.request_hash = EXCLUDED.request_hash
+     OR (k.state = 'in_progress' AND k.request_hash = CASE WHEN k.hash_covers_query THEN EXCLUDED.request_hash ELSE $10 END
          AND k.locked_at <= clock_timestamp() - make_interval(secs => $9))
   RETURNING k.id`;
 
@@ -137,7 +140,8 @@ export class IdempotencyStore implements OnModuleInit {
     });
   }
 
-  async claim(scope: IdempotencyScope, requestHash: string): Promise<ClaimOutcome> {
+  /** `hashes`: the request's (requestHash), and its body's alone, to compare with rows hashed so. */
+  async claim(scope: IdempotencyScope, hashes: { request: string; body: string }): Promise<ClaimOutcome> {
     // A row seen as conflicting can vanish before it is read (its request was not stored, or it
     // expired and was cleaned up); the next attempt then claims it.
     for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -148,22 +152,23 @@ export class IdempotencyStore implements OnModuleInit {
         scope.key,
         scope.method,
         scope.path,
-        requestHash,
+        hashes.request,
         lockToken,
         IDEMPOTENCY_RETENTION_HOURS,
         STALE_CLAIM_SECONDS,
+        hashes.body,
       ]);
       if (claimed.length === 1) return { kind: 'claimed', claim: { id: claimed[0].id, lockToken } };
 
       const [row]: ExistingRow[] = await this.dataSource.query(
-        `SELECT request_hash, state, response_status, response_headers, response_body, response_body_ciphertext,
+        `SELECT request_hash, hash_covers_query, state, response_status, response_headers, response_body, response_body_ciphertext,
                 locked_at <= clock_timestamp() - make_interval(secs => $6) AS stale
            FROM idempotency_keys
           WHERE tenant_id = $1 AND api_key_id = $2 AND key = $3 AND method = $4 AND md5(path) = md5($5)`,
         [scope.tenantId, scope.apiKeyId, scope.key, scope.method, scope.path, STALE_CLAIM_SECONDS],
       );
       if (!row) continue;
-      if (row.request_hash !== requestHash) return { kind: 'conflict', error: 'IdempotencyBodyMismatch' };
+      if (row.request_hash !== (row.hash_covers_query ? hashes.request : hashes.body)) return { kind: 'conflict', error: 'IdempotencyBodyMismatch' };
       if (row.state === 'in_progress') return { kind: 'conflict', error: 'IdempotencyInProgress' };
       // Committed and then silent past the stale limit: its process stopped before storing the answer.
       if (row.state === 'committed') {
