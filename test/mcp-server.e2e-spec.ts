@@ -89,11 +89,11 @@ describe('agent-tool server (e2e)', () => {
       expect(body.serverInfo).toMatchObject({ name: 'integrations-api', version: expect.any(String) });
     });
 
-    it.each(['GET', 'DELETE'])('answers %s /mcp with 405 and Allow: POST, token or not', async (method) => {
+    it.each(['GET', 'DELETE'])('answers %s /mcp with 405 and Allow: POST, OPTIONS, token or not', async (method) => {
       for (const headers of [{}, credentials(a.mcp_token, a.tenant.slug)]) {
         const response = await fetch(`${mcp.base}/mcp`, { method, headers });
         expect(response.status).toBe(405);
-        expect(response.headers.get('allow')).toBe('POST');
+        expect(response.headers.get('allow')).toBe('POST, OPTIONS');
         expect(((await response.json()) as any).detail_key).toBe('errors.common.method_not_allowed');
       }
     });
@@ -146,6 +146,13 @@ describe('agent-tool server (e2e)', () => {
       // Without an Origin (every non-browser client) nothing is granted across origins.
       const plain = await shortcut(mcp.base, '/tools/list', credentials(a.mcp_token, a.tenant.slug));
       expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+      // Only web pages, and never the metrics.
+      for (const other of ['ftp://localhost', 'chrome-extension://localhost']) {
+        expect((await fetch(`${mcp.base}/handshake`, { headers: { Origin: other } })).status).toBe(403);
+      }
+      const metrics = await fetch(`${mcp.base}/metrics`, { headers: { Origin: origin } });
+      expect(metrics.status).toBe(200);
+      expect(metrics.headers.get('access-control-allow-origin')).toBeNull();
     });
 
     it('refuses an unsupported MCP-Protocol-Version with 400', async () => {

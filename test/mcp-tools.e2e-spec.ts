@@ -35,7 +35,10 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       },
       body: typeof body === 'string' ? body : JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as any };
+    const text = await response.text();
+    // The SDK answers 2025-era requests in its SSE framing: one `data:` line.
+    const json = text.startsWith('event:') ? /^data: (.*)$/m.exec(text)![1] : text;
+    return { status: response.status, body: JSON.parse(json) as any };
   };
 
   beforeAll(async () => {
@@ -381,11 +384,19 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(eight.isError).toBeFalsy();
     });
 
-    it('logs and counts a call its arguments refuse, as refused, though the SDK answers it', async () => {
+    it('logs and counts a call its arguments refuse, as refused, though the SDK answers it; a call the SDK never runs, not at all', async () => {
       const refusedCalls = async () => Number(/mcp_tool_calls_total\{tool="list_records",outcome="refused"\} (\d+)/.exec(await (await fetch(`${mcp.base}/metrics`)).text())?.[1] ?? 0);
       const before = await refusedCalls();
       const answer = await client.callTool({ name: 'list_records', arguments: { resource: 'tickets', limit: 51 } });
       expect(answer.isError).toBe(true);
+      expect(await refusedCalls()).toBe(before + 1);
+      const call = (args: unknown, id = 21) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_records', arguments: args } });
+      // Arguments that are no object: a protocol error of the SDK, not a refused call.
+      expect((await rpc(call([1]))).body).toMatchObject({ id: 21, error: { code: -32602 } });
+      // A batch another of its messages has refused runs nothing.
+      expect((await rpc([call({ limit: 51 }), call({ constructor: 1 }, 22)])).body).toEqual(expect.arrayContaining([expect.objectContaining({ id: 22, error: expect.objectContaining({ code: -32602 }) })]));
+      // A message without jsonrpc: 2.0 is no request the SDK runs.
+      expect((await rpc({ id: 23, method: 'tools/call', params: { name: 'list_records', arguments: { limit: 51 } } })).body).toMatchObject({ error: { code: -32600 } });
       expect(await refusedCalls()).toBe(before + 1);
     });
 
@@ -446,19 +457,24 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(method.body).toMatchObject({ id: 7, error: { code: -32020, data: { mismatch: { header: 'tools/list' } } } });
     });
 
-    it('refuses a 2026-07-28 batch nested 20,000 deep before the SDK parses it: invalid params, not an internal error', async () => {
-      const deepBatch = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
-      const answer = await rpc(deepBatch, { 'mcp-protocol-version': '2026-07-28' });
-      expect(answer.status).toBe(400);
-      expect(answer.body).toMatchObject({ id: null, error: { code: -32602, message: expect.stringMatching(/nested deeper than 64/) } });
-    });
-
-    it('leaves a 2026-07-28 batch to the SDK, which refuses it whole (that revision has no batches), whatever its headers would have refused', async () => {
+    it('refuses a 2026-07-28 batch whole before anything parses it (that revision has no batches), whatever else is wrong with it', async () => {
+      // 20,000 levels deep: the SDK's parse of it answered 500.
+      const deepBatch = await rpc(`${'['.repeat(20_000)}${']'.repeat(20_000)}`, { 'mcp-protocol-version': '2026-07-28' });
+      expect(deepBatch.status).toBe(400);
+      expect(deepBatch.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batches are not supported/) } });
+      const withNul = await rpc([{ ...modern('tools/call', '2026-07-28', { name: 'search_records', arguments: { query: 'a\u0000' } }), id: 9 }], { 'mcp-protocol-version': '2026-07-28' });
+      expect(withNul.status).toBe(400);
+      expect(withNul.body).toMatchObject({ id: null, error: { code: -32600 } });
       for (const headers of [{}, { 'X-MCP-Toolsets': 'payroll' }] as Record<string, string>[]) {
         const answer = await rpc([modern('tools/list', '2026-07-28'), { ...modern('tools/list', '2026-07-28'), id: 8 }], { 'mcp-protocol-version': '2026-07-28', ...headers });
         expect(answer.status).toBe(400);
         expect(answer.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32600, message: expect.stringMatching(/batch/i) } });
       }
+    });
+
+    it('leaves an initialize in the 2026-07-28 form to the SDK, which has no such method there (-32601), whatever its params', async () => {
+      const answer = await rpc(modern('initialize', '2026-07-28'), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'initialize' });
+      expect(answer.body).toMatchObject({ id: 7, error: { code: -32601 } });
     });
 
     it('serves a well-formed raw 2026-07-28 request, so the refusals above are about the fault alone', async () => {

@@ -112,13 +112,13 @@ export class McpHttpService {
       const path = pathOf(request);
       const entry = path === null ? undefined : ROUTES[path];
       if (!entry) throw new DomainException('RouteNotFound', 'No route matches this path; the MCP endpoint is POST /mcp.');
-      if (request.method === 'OPTIONS') return this.preflight(request, response, entry.method);
+      if (request.method === 'OPTIONS') return this.preflight(request, response, entry);
       if (request.method !== entry.method && !(entry.method === 'GET' && request.method === 'HEAD')) {
-        response.setHeader('Allow', entry.method);
+        response.setHeader('Allow', `${entry.method}, OPTIONS`);
         throw new DomainException('MethodNotAllowed', entry.route === 'mcp' ? 'POST /mcp only: this server opens no server-initiated stream and keeps no session.' : undefined);
       }
       this.checkOrigin(request);
-      allowOrigin(request, response);
+      if (entry.route !== 'metrics') allowOrigin(request, response);
       if (entry.route === 'handshake') return this.json(response, 200, this.handshake());
       if (entry.route === 'metrics') return await this.scrape(response);
 
@@ -182,8 +182,13 @@ export class McpHttpService {
         refusal,
         Array.isArray(body) && answered.length > 0 ? answered.map((message) => ({ jsonrpc: '2.0', id: message.id, error })) : { jsonrpc: '2.0', id, error },
       );
-    // Before anything else reads the body, the SDK included: its parse of a 2026-07-28 batch
-    // 20,000 levels deep overflowed the stack.
+    // 2026-07-28 has no batches: refused whole (400, -32600, as the SDK would), counted as one
+    // request, before anything reads it (the SDK's parse of one 20,000 levels deep overflowed the stack).
+    const modern =
+      header(request, 'mcp-protocol-version') === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);
+    if (Array.isArray(body) && modern) {
+      return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: batches are not supported in ${MODERN_PROTOCOL_VERSION}; send one message per request.` } });
+    }
     try {
       checkBody(body);
     } catch (error) {
@@ -195,10 +200,6 @@ export class McpHttpService {
           : `Invalid params: ${field ?? 'the body'} contains ${UNSTORABLE_CHARACTERS[error.extras.code as keyof typeof UNSTORABLE_CHARACTERS]}, which no record can hold.`;
       return refuse({ code: INVALID_PARAMS, message, data: { field, code: error.extras.code } });
     }
-    // 2026-07-28 has no batches: the SDK refuses one whole (400, -32600), counted as one request.
-    const modern =
-      header(request, 'mcp-protocol-version') === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);
-    if (Array.isArray(body) && modern) return this.mcp(request, response, body);
     // A batch (2025-03-26) is as many requests as it holds messages: one was counted already, the
     // others are counted before any runs, and refused, the batch takes nothing. One larger than a
     // minute's allowance could never run: it is refused at once, counted as one request.
@@ -222,14 +223,21 @@ export class McpHttpService {
       throw error;
     }
     for (const message of messages) {
-      if (message?.method === 'initialize' && !initializeParams(message.params)) {
+      // 2025-era only: 2026-07-28 has no initialize, and the SDK answers it -32601.
+      if (!modern && message?.method === 'initialize' && !initializeParams(message.params)) {
         return refuse({ code: INVALID_PARAMS, message: 'Invalid params: initialize takes protocolVersion (a string), capabilities (an object) and clientInfo {name, version}.' });
       }
-      const refused = message?.method === 'tools/call' ? this.tools.argumentsRefusal(toolRequest, message.params?.name, message.params?.arguments) : undefined;
+      const refused = message?.method === 'tools/call' ? this.tools.argumentsRefusal(message.params?.arguments) : undefined;
       if (refused?.argument !== undefined) {
         return refuse({ code: INVALID_PARAMS, message: `Invalid params: unknown argument ${refused.argument}.`, data: { field: `arguments.${refused.argument}` } });
       }
       if (refused !== undefined) return refuse({ code: INVALID_PARAMS, message: `Invalid params: ${refused.reason}.`, data: { field: 'arguments' } });
+    }
+    // The calls the SDK will run (well-formed requests, their name the one the headers give).
+    const named = header(request, 'mcp-name');
+    for (const message of messages) {
+      if (message?.jsonrpc !== '2.0' || message.id === undefined || message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
+      if (named === undefined || named === message.params.name) this.tools.noteRefusedArguments(toolRequest, message.params.name, message.params.arguments);
     }
     request.auth = this.tools.authInfo(toolRequest);
     return this.mcp(request, response, body);
@@ -258,10 +266,11 @@ export class McpHttpService {
    * what it asks before it may send the request (the headers a tool call carries), so a web client
    * such as the Inspector's can call this server from its page; any other origin gets 403.
    */
-  private preflight(request: IncomingMessage, response: ServerResponse, method: string): void {
+  private preflight(request: IncomingMessage, response: ServerResponse, { route, method }: { route: Route; method: string }): void {
     this.checkOrigin(request);
     response.setHeader('Allow', `${method}, OPTIONS`);
-    if (allowOrigin(request, response)) {
+    // Metrics are for Prometheus, never a page's to read.
+    if (route !== 'metrics' && allowOrigin(request, response)) {
       response.setHeader('Access-Control-Allow-Methods', method);
       response.setHeader('Access-Control-Allow-Headers', CORS_REQUEST_HEADERS);
       response.setHeader('Access-Control-Max-Age', '600');
@@ -269,10 +278,15 @@ export class McpHttpService {
     response.writeHead(204).end();
   }
 
-  /** DNS-rebinding protection: a browser's `Origin` must be localhost or configured. */
+  /**
+   * DNS-rebinding protection: a browser's `Origin` must be a web page (http or https) of localhost
+   * or a configured host, any port.
+   */
   private checkOrigin(request: IncomingMessage): void {
-    const result = validateOriginHeader(header(request, 'origin'), this.allowedOrigins);
+    const origin = header(request, 'origin');
+    const result = validateOriginHeader(origin, this.allowedOrigins);
     if (!result.ok) throw new DomainException('McpOriginNotAllowed', `${result.message} Allowed: localhost and MCP_ALLOWED_ORIGINS.`);
+    if (origin !== undefined && !/^https?:\/\//i.test(origin)) throw new DomainException('McpOriginNotAllowed', `Origin ${origin.slice(0, 100)} is no web page (http or https).`);
   }
 
   private async countRequest(caller: McpCaller, response: ServerResponse, requests = 1): Promise<RateLimitDecision> {
@@ -321,11 +335,14 @@ export class McpHttpService {
       params = { name, arguments: args };
     }
     const toolRequest: ToolRequest = { caller, selection, calls: typeof params.name === 'string' ? [params.name] : [] };
-    const refused = route === 'tools/call' ? this.tools.argumentsRefusal(toolRequest, params.name as string, params.arguments) : undefined;
-    if (refused?.argument !== undefined) {
-      throw new DomainException('McpInvalidRequest', `Unknown argument ${refused.argument}: ${refused.reason}.`, { field: `arguments.${refused.argument}` });
+    if (route === 'tools/call') {
+      const refused = this.tools.argumentsRefusal(params.arguments);
+      if (refused?.argument !== undefined) {
+        throw new DomainException('McpInvalidRequest', `Unknown argument ${refused.argument}: ${refused.reason}.`, { field: `arguments.${refused.argument}` });
+      }
+      if (refused !== undefined) throw new DomainException('McpInvalidRequest', `The call has ${refused.reason}.`, { field: 'arguments' });
+      this.tools.noteRefusedArguments(toolRequest, params.name as string, params.arguments);
     }
-    if (refused !== undefined) throw new DomainException('McpInvalidRequest', `The call has ${refused.reason}.`, { field: 'arguments' });
     const answer: ShortcutAnswer = await this.tools.shortcut(toolRequest, route, params);
     if (answer.error) return this.json(response, 400, { error: answer.error });
     const { _meta, ...result } = answer.result ?? {};

@@ -148,23 +148,30 @@ export class ToolServer implements OnModuleDestroy {
   }
 
   /**
-   * Checks a call's arguments before the SDK does. The SDK names every argument a tool does not
-   * take in its refusal (40,000 names made a 469 kB answer) and passes a name every object
-   * inherits (`constructor`) as known; such arguments are refused here, as invalid params. Any
-   * other refusal is the SDK's (an isError result, so the model can correct its call), short
-   * since no schema message repeats a value; it is logged and counted here as the tool's
-   * `refused` call, which the SDK's path would not reach.
+   * Arguments refused before the SDK sees them: it names every argument a tool does not take in
+   * its refusal (40,000 names made a 469 kB answer), and passes a name every object inherits
+   * (`constructor`) as known.
    */
-  argumentsRefusal(request: ToolRequest, name: string, args: unknown): ArgumentsRefusal | undefined {
-    if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
-      const names = Object.keys(args);
-      const unknown = names.find((argument) => argument in Object.prototype || argument.length > MAX_ARGUMENT_NAME_LENGTH);
-      if (unknown !== undefined) return { argument: unknown.slice(0, MAX_ARGUMENT_NAME_LENGTH), reason: 'no tool takes it' };
-      if (names.length > MAX_ARGUMENTS) return { reason: `${names.length} arguments, where a tool takes at most ${MAX_ARGUMENTS}` };
-    }
+  argumentsRefusal(args: unknown): ArgumentsRefusal | undefined {
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
+    const names = Object.keys(args);
+    const unknown = names.find((argument) => argument in Object.prototype || argument.length > MAX_ARGUMENT_NAME_LENGTH);
+    if (unknown !== undefined) return { argument: unknown.slice(0, MAX_ARGUMENT_NAME_LENGTH), reason: 'no tool takes it' };
+    if (names.length > MAX_ARGUMENTS) return { reason: `${names.length} arguments, where a tool takes at most ${MAX_ARGUMENTS}` };
+    return undefined;
+  }
+
+  /**
+   * Logs and counts as the tool's `refused` call one whose arguments its schema refuses: the SDK
+   * answers it with an `isError` result (so the model can correct its call), short since no
+   * schema message repeats a value, but never reaches our code. Called for a call the SDK will
+   * run, once nothing else refused its request; arguments that are no object are a protocol
+   * error the SDK answers instead.
+   */
+  noteRefusedArguments(request: ToolRequest, name: string, args: unknown): void {
+    if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args))) return;
     const tool = this.callable(request).find((candidate) => candidate.name === name);
     if (tool !== undefined && !tool.input.safeParse(args ?? {}).success) this.record(tool.name, request.caller, 'refused', 0);
-    return undefined;
   }
 
   private usable(caller: McpCaller, selection: ToolSelection): (tool: AgentTool) => boolean {

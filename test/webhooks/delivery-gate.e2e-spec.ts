@@ -223,6 +223,22 @@ describe('delivery gate (Redis)', () => {
     expect((await b.take(10, T0 + 3)).grants).toHaveLength(3);
   });
 
+  it('forgets the slots in flight too: what the old receiver answers afterwards opens no circuit and holds nothing', async () => {
+    const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '2', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });
+    const endpoint = randomUUID();
+    await offer(a, endpoint, 8);
+    const toOldUrl = (await a.take(4, T0)).grants;
+    expect(toOldUrl).toHaveLength(4);
+    await a.forget(endpoint, T0 + 1);
+    // The new receiver gets its own cap at once.
+    const toNewUrl = (await b.take(10, T0 + 2)).grants;
+    expect(toNewUrl).toHaveLength(4);
+    const late = await release(a, toOldUrl.slice(0, 2), 'down', T0 + 3, T0 + 300_000);
+    expect(late.changes).toEqual([]);
+    expect((await a.circuits([endpoint], T0 + 3)).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
+    expect(await a.backlog(endpoint)).toEqual({ waiting: 0, inFlight: 4 });
+  });
+
   it('offers a delivery once: one already waiting or holding a slot is left as it is', async () => {
     const [a] = twoWorkers();
     const endpoint = randomUUID();

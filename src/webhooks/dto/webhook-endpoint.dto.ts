@@ -16,8 +16,8 @@ export class WebhookCircuitDto {
     example: 'closed',
     description:
       '`closed`: deliveries flow. `open`: the receiver failed (5xx, timeout, no connection) several times in a row; deliveries wait, ' +
-      'spending no attempts, until `next_probe_at`. `half_open`: one probe delivery is being tried; its success closes the circuit, ' +
-      'its failure opens it again with twice the cool-down.',
+      'spending no attempts, until `next_probe_at`. `half_open`: the cool-down is over; the next attempt is the one probe (one at a time), ' +
+      'whose success closes the circuit and whose failure opens it again with twice the cool-down.',
   })
   state: CircuitState;
 

@@ -195,30 +195,33 @@ local touched = {}
 for i = 10, #ARGV, 4 do
   local ep, id, verdict, hold = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local epkey = key('ep', ep)
-  redis.call('ZREM', key('flight', ep), id)
-  local c = redis.call('HMGET', epkey, 'state', 'probe', 'cooldown', 'hold_until')
-  local state = c[1] or 'closed'
-  local was_probe = c[2] == id
-  if was_probe then redis.call('HDEL', epkey, 'probe') end
-  if verdict == 'up' then
-    redis.call('HDEL', epkey, 'failures')
-    if state ~= 'closed' then
-      close_circuit(ep)
-      table.insert(changes, { ep, 'closed' })
+  -- Only a slot still held speaks for the receiver: one forgotten (the endpoint got another URL)
+  -- or expired (its worker stalled past it) says nothing of the receiver there now.
+  if redis.call('ZREM', key('flight', ep), id) == 1 then
+    local c = redis.call('HMGET', epkey, 'state', 'probe', 'cooldown', 'hold_until')
+    local state = c[1] or 'closed'
+    local was_probe = c[2] == id
+    if was_probe then redis.call('HDEL', epkey, 'probe') end
+    if verdict == 'up' then
+      redis.call('HDEL', epkey, 'failures')
+      if state ~= 'closed' then
+        close_circuit(ep)
+        table.insert(changes, { ep, 'closed' })
+      end
+    elseif verdict == 'down' then
+      local failures = redis.call('HINCRBY', epkey, 'failures', 1)
+      if state == 'half_open' and was_probe then
+        local next_cooldown = math.min(tonumber(c[3]) * 2, max_cooldown)
+        redis.call('HSET', epkey, 'state', 'open', 'cooldown', next_cooldown, 'next_probe_at', now + next_cooldown)
+        table.insert(changes, { ep, 'open' })
+      elseif state == 'closed' and failures >= threshold then
+        redis.call('HSET', epkey, 'state', 'open', 'opened_at', now, 'cooldown', cooldown, 'next_probe_at', now + cooldown)
+        redis.call('SADD', P .. ':open', ep)
+        table.insert(changes, { ep, 'open' })
+      end
     end
-  elseif verdict == 'down' then
-    local failures = redis.call('HINCRBY', epkey, 'failures', 1)
-    if state == 'half_open' and was_probe then
-      local next_cooldown = math.min(tonumber(c[3]) * 2, max_cooldown)
-      redis.call('HSET', epkey, 'state', 'open', 'cooldown', next_cooldown, 'next_probe_at', now + next_cooldown)
-      table.insert(changes, { ep, 'open' })
-    elseif state == 'closed' and failures >= threshold then
-      redis.call('HSET', epkey, 'state', 'open', 'opened_at', now, 'cooldown', cooldown, 'next_probe_at', now + cooldown)
-      redis.call('SADD', P .. ':open', ep)
-      table.insert(changes, { ep, 'open' })
-    end
+    if hold > now and hold > tonumber(c[4] or '0') then redis.call('HSET', epkey, 'hold_until', hold) end
   end
-  if hold > now and hold > tonumber(c[4] or '0') then redis.call('HSET', epkey, 'hold_until', hold) end
   touched[ep] = true
 end
 for ep in pairs(touched) do
@@ -235,12 +238,14 @@ return { granted, changes }
 
 /**
  * forget(P, now, cap, endpoint): drops the endpoint's circuit, its run of failures and its hold,
- * then puts it back in the schedule by what waits (an open circuit had pushed its place to the
- * next probe), telling the workers when something is due now.
+ * and its slots: the attempts in flight finish, but their release no longer counts for the
+ * endpoint (they went to the receiver it had). Then puts it back in the schedule by what waits
+ * (an open circuit had pushed its place to the next probe), telling the workers when something
+ * is due now.
  */
 export const FORGET = `${COMMON}
 local cap, ep = tonumber(ARGV[3]), ARGV[4]
-redis.call('DEL', key('ep', ep))
+redis.call('DEL', key('ep', ep), key('flight', ep))
 redis.call('SREM', P .. ':open', ep)
 schedule(ep, cap, false)
 local at = redis.call('ZSCORE', SCHED, ep)
