@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
+import currencyCodes from 'currency-codes';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { afterEveryProcessDropped, tenantChange } from '../auth-changes/auth-changes.js';
@@ -18,8 +19,8 @@ export interface CreateTenantInput {
   currencies?: string[];
 }
 
-/** ISO 4217 codes in use, as Node's ICU knows them (EUR, USD, …; not XYZ, nor withdrawn ones such as DEM). */
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+/** ISO 4217's list of codes in use (EUR, USD, VED, …; not XYZ, nor withdrawn ones such as HRK). */
+const CURRENCIES: ReadonlySet<string> = new Set(currencyCodes.codes());
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Companies and their people: what the spec places in "the applications". */
