@@ -190,16 +190,20 @@ describe('webhook endpoints (e2e)', () => {
       expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(0);
     });
 
-    it('refuses a sunset pinned_version', async () => {
-      const sunset = await startApi({ env: { API_SUNSET_VERSIONS: '2026-05-16' } });
+    it('refuses a sunset version, as the request version (410) and as pinned_version (422)', async () => {
+      // The current version cannot be sunset (configuration); an older one can.
+      const sunset = await startApi({ env: { API_SUNSET_VERSIONS: '2025-01-01' } });
       try {
         stubDns(sunset.app, { 'hooks.example.com': ['93.184.216.34'] });
-        const res = await sunset.http
-          .post('/v1/webhook_endpoints')
-          .set('Authorization', session.auth)
-          .set('OH-Version', '2026-05-16')
-          .send({ name: 'x', url: PUBLIC_URL, event_types: ['fin.invoice.created'], pinned_version: '2026-05-16' });
-        expect(res.status).toBe(410);
+        const create = (version: string | undefined) => {
+          const req = sunset.http.post('/v1/webhook_endpoints').set('Authorization', session.auth);
+          if (version) req.set('OH-Version', version);
+          return req.send({ name: 'x', url: PUBLIC_URL, event_types: ['fin.invoice.created'], pinned_version: '2025-01-01' });
+        };
+        expect((await create('2025-01-01')).status).toBe(410);
+        const pinned = await create(undefined);
+        expect(pinned.status).toBe(422);
+        expect(pinned.body.errors).toEqual([expect.objectContaining({ path: 'pinned_version' })]);
       } finally {
         await sunset.close();
       }
