@@ -22,8 +22,10 @@ import { FEED_SQL } from '../dist/webhooks/events-feed/events-feed.service.js';
 import { PUBLISHING_HORIZON_SQL, PUBLISHING_LOCK_NAMESPACE } from '../dist/platform/events/event-publisher.service.js';
 import { CursorCodec } from '../dist/platform/pagination/cursor-codec.js';
 import { budgetCut } from '../dist/platform/pagination/budgeted-page.js';
+import { SESSION_SETTINGS, withSessionSettings } from '../dist/platform/database/database.js';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+// The service's session settings (jit off), as every pool of the service has them.
+const pool = new pg.Pool({ connectionString: withSessionSettings(process.env.DATABASE_URL, SESSION_SETTINGS), max: 10 });
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${process.env.REDIS_PREFIX}:floor`, points: 1_000_000_000, duration: 1 });
 const cursors = new CursorCodec('bench-floor-cursor-secret');

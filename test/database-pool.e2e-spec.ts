@@ -18,4 +18,16 @@ describe('database pool', () => {
       await dataSource.destroy();
     }
   });
+
+  it("starts every session with JIT off, after the options DATABASE_URL gives, for one company's statistics not to make every company's reads compile", async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.searchParams.set('options', '-c application_name=from-the-url');
+    const dataSource = await new DataSource(dataSourceOptions(url.toString())).initialize();
+    try {
+      const [settings] = await dataSource.query(`SELECT current_setting('jit') AS jit, current_setting('application_name') AS name`);
+      expect(settings).toEqual({ jit: 'off', name: 'from-the-url' });
+    } finally {
+      await dataSource.destroy();
+    }
+  });
 });

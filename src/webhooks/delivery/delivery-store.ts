@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AppConfig } from '../../platform/config/app-config.js';
+import { withSessionSettings } from '../../platform/database/database.js';
 import { hotQuery } from '../../platform/database/hot-query.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
@@ -225,12 +226,7 @@ export class DeliveryStore implements OnModuleInit {
    */
   async onModuleInit(): Promise<void> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const settings = Object.entries(WORKER_SESSION).map(([name, value]) => `-c ${name}=${value}`);
-    // In the connection string, after any `options` DATABASE_URL gives: pg lets the string's
-    // parameters win over the pool's own `options`.
-    const url = new URL(pool.options.connectionString!);
-    url.searchParams.set('options', [url.searchParams.get('options'), ...settings].filter(Boolean).join(' '));
-    pool.options.connectionString = url.toString();
+    pool.options.connectionString = withSessionSettings(pool.options.connectionString!, WORKER_SESSION);
     const sessions = await Promise.all(Array.from({ length: pool.options.max ?? 10 }, () => pool.connect()));
     try {
       await Promise.all(
