@@ -9,7 +9,7 @@ import { fieldLineLogger } from '../platform/logging/logger.js';
 import { type Logger as PinoLogger, PINO_LOGGER } from '../platform/logging/logging.module.js';
 import { Metrics } from '../platform/metrics/metrics.service.js';
 import type { McpCaller } from './mcp-tokens.service.js';
-import { TenantTurns } from './tenant-turns.js';
+import { TenantTurns } from '../platform/tenancy/tenant-turns.js';
 import { COMPACT_TOOL_NAMES } from './tool-names.js';
 import { type AgentTool, ToolCatalog } from './tools/tool-catalog.js';
 import type { ToolSelection } from './tools/tool-selection.js';
@@ -68,7 +68,7 @@ export class ToolServer implements OnModuleDestroy {
     @Inject(PINO_LOGGER) pino: PinoLogger,
     @Inject(AppConfig) config: AppConfig,
   ) {
-    this.turns = new TenantTurns(config.MCP_TENANT_CONCURRENCY);
+    this.turns = new TenantTurns(config.MCP_TENANT_CONCURRENCY, config.DATABASE_STATEMENT_TIMEOUT_MS);
     this.callLines = fieldLineLogger(pino, { context: ToolServer.name });
     this.calls = metrics.once('mcp_tool_calls_total', () =>
       new Counter({

@@ -2,6 +2,8 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { AccessService } from '../access/access.service.js';
+import { AppConfig } from '../config/app-config.js';
+import { type EndTurn, TenantTurns } from '../tenancy/tenant-turns.js';
 import { missingScope } from '../access/missing-scope.js';
 import type { Scope } from '../catalog/scopes.js';
 import { DomainException } from '../errors/domain.exception.js';
@@ -29,10 +31,13 @@ import { PUBLIC_METADATA, SCOPES_METADATA } from '../route-access/require-scopes
  *    cached is read: neither waits for the other;
  * 5. a failed check is a 401 (or the 429 of too many failures) and gives its count back; a
  *    missing scope is a 403 and gives it back too; otherwise the count decides: 429 with
- *    Retry-After, or the request goes on with `RateLimit-Policy` and `RateLimit` headers.
+ *    Retry-After, or the request goes on with `RateLimit-Policy` and `RateLimit` headers;
+ * 6. once one of its company's turns is free (API_TENANT_CONCURRENCY in this process).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
+  private readonly turns: TenantTurns;
+
   constructor(
     @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(ApiKeyAuthenticator) private readonly authenticator: ApiKeyAuthenticator,
@@ -40,7 +45,10 @@ export class AuthGuard implements CanActivate {
     @Inject(AuthFailureLimiter) private readonly failures: AuthFailureLimiter,
     @Inject(Metrics) private readonly metrics: Metrics,
     @Inject(AccessService) private readonly access: AccessService,
-  ) {}
+    @Inject(AppConfig) config: AppConfig,
+  ) {
+    this.turns = new TenantTurns(config.API_TENANT_CONCURRENCY, config.DATABASE_STATEMENT_TIMEOUT_MS);
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
@@ -89,8 +97,26 @@ export class AuthGuard implements CanActivate {
       if (!required) throw new DomainException('MissingScope', 'This route declares no scope and is closed.');
       throw missingScope(missing);
     }
-    this.applyLimit(windows, await counting, context.switchToHttp().getResponse<Response>());
+    const response = context.switchToHttp().getResponse<Response>();
+    this.applyLimit(windows, await counting, response);
+    await this.takeTurn(request.auth.tenantId, response);
     return true;
+  }
+
+  /**
+   * Waits for one of the company's turns (TenantTurns), held until the answer is sent or the
+   * client goes away: one company's burst, or its requests queued on a lock of its own records,
+   * cannot hold the whole pool.
+   */
+  private async takeTurn(tenantId: string, response: Response): Promise<void> {
+    let end: EndTurn | undefined;
+    let closed = false;
+    response.once('close', () => {
+      closed = true;
+      end?.();
+    });
+    end = await this.turns.acquire(tenantId);
+    if (closed) end();
   }
 
   /** RateLimit headers on the answer, or the 429 of the window that refused the request. */

@@ -301,6 +301,16 @@ export class AppConfig {
   @Max(8)
   MCP_TENANT_CONCURRENCY = 2;
 
+  /**
+   * REST API: requests of one company holding a turn at once in one process, the rest waiting
+   * for one without a connection: one company holds at most this many of the pool's 10.
+   */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  API_TENANT_CONCURRENCY = 4;
+
   /** Agent-tool server: requests per token and minute, over all processes. */
   @Transform(int)
   @IsInt()
