@@ -105,7 +105,7 @@ describe('OpenAPI-driven fuzzing (e2e): no input gives a 5xx, every 4xx is a cat
 
   beforeAll(async () => {
     // Hundreds of requests on one key: the general rate limit is not what this test is about.
-    api = await startApi({ env: { RATE_LIMIT_PER_SECOND: '100000' } });
+    api = await startApi({ env: { RATE_LIMIT_PER_SECOND: '100000', TENANT_RATE_LIMIT_PER_SECOND: '100000' } });
     session = await createTenantSession(api.app, { scopes: [Scope.All], currencies: ['EUR', 'USD'] });
     document = (await api.http.get('/v1/openapi.json')).body;
   });

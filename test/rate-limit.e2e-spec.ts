@@ -36,7 +36,7 @@ describe('general rate limit per API key (e2e)', () => {
   let session: TenantSession;
 
   beforeAll(async () => {
-    api = await startApi({ modules: [TestResourcesModule], env: { RATE_LIMIT_PER_SECOND: '3' } });
+    api = await startApi({ modules: [TestResourcesModule], env: { RATE_LIMIT_PER_SECOND: '3', TENANT_RATE_LIMIT_PER_SECOND: '10' } });
   });
   afterAll(() => api.close());
   let setClock: (ms: number) => void;
@@ -50,8 +50,8 @@ describe('general rate limit per API key (e2e)', () => {
   it('sends RateLimit-Policy and RateLimit on an authenticated answer', async () => {
     const res = await list();
     expect(res.status).toBe(200);
-    expect(res.headers['ratelimit-policy']).toBe('"default";q=3;w=1');
-    expect(res.headers.ratelimit).toBe('"default";r=2;t=1');
+    expect(res.headers['ratelimit-policy']).toBe('"default";q=3;w=1, "company";q=10;w=1');
+    expect(res.headers.ratelimit).toBe('"default";r=2;t=1, "company";r=9;t=1');
   });
 
   it('answers 429 with Retry-After beyond the limit, and serves the key again after it', async () => {
@@ -60,23 +60,41 @@ describe('general rate limit per API key (e2e)', () => {
     const refused = burst.find((res) => res.status === 429)!;
     expectRateLimited(refused);
     expect(refused.headers['retry-after']).toBe('1');
-    expect(refused.headers['ratelimit-policy']).toBe('"default";q=3;w=1');
-    expect(refused.headers.ratelimit).toBe('"default";r=0;t=1');
-    expect(refused.body.detail).toMatch(/"default" of 3 requests per 1 s/);
+    expect(refused.headers['ratelimit-policy']).toBe('"default";q=3;w=1, "company";q=10;w=1');
+    expect(refused.headers.ratelimit).toMatch(/^"default";r=0;t=1, "company";r=[4-9];t=1$/);
+    expect(refused.body.detail).toMatch(/^This API key exceeded the limit "default" of 3 requests per 1 s/);
 
     setClock(T0 + 749);
     expectRateLimited(await list());
     setClock(T0 + 750);
     const next = await list();
     expect(next.status).toBe(200);
-    expect(next.headers.ratelimit).toBe('"default";r=2;t=1');
+    expect(next.headers.ratelimit).toBe('"default";r=2;t=1, "company";r=9;t=1');
   });
 
   it('counts each API key on its own', async () => {
-    await Promise.all(Array.from({ length: 4 }, () => list()));
+    await Promise.all(Array.from({ length: 3 }, () => list()));
     expectRateLimited(await list());
     const other = await session.newKey([Scope.FinInvoicesRead]);
     expect((await list(other.auth)).status).toBe(200);
+  });
+
+  it("counts a company's keys together too: more keys buy it no more than TENANT_RATE_LIMIT_PER_SECOND", async () => {
+    const keys = [session.auth];
+    for (let more = 0; more < 3; more += 1) keys.push((await session.newKey([Scope.FinInvoicesRead])).auth);
+    const served = [];
+    // Three rounds over four keys: each key stays within its 3, the company passes its 10.
+    for (const auth of [...keys, ...keys, ...keys]) served.push(await list(auth));
+    expect(served.map((res) => res.status)).toEqual([...Array(10).fill(200), 429, 429]);
+    const refused = served[10];
+    expectRateLimited(refused);
+    expect(refused.headers.ratelimit).toBe('"default";r=0;t=1, "company";r=0;t=1');
+    expect(refused.body.detail).toMatch(/^This API key's company \(all its keys together\) exceeded the limit "company" of 10 requests per 1 s/);
+    // Another company is counted on its own.
+    const other = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
+    expect((await list(other.auth)).status).toBe(200);
+    setClock(T0 + 1000);
+    expect((await list(keys[2])).status).toBe(200);
   });
 
   it('counts POSTs too, before the request runs', async () => {
@@ -114,14 +132,14 @@ describe('named rate limits (e2e)', () => {
       last = await api.http.get('/v1/test_rate_limits/replay').set('Authorization', session.auth);
       expect(last.status).toBe(200);
     }
-    expect(last!.headers['ratelimit-policy']).toBe('"default";q=100;w=1, "webhook_replay";q=60;w=60');
+    expect(last!.headers['ratelimit-policy']).toBe('"default";q=100;w=1, "webhook_replay";q=60;w=60, "company";q=300;w=1');
     // All 61 requests fall in the minute window that the clock entered 15.25 s ago.
-    expect(last!.headers.ratelimit).toMatch(/^"default";r=\d+;t=1, "webhook_replay";r=0;t=45$/);
+    expect(last!.headers.ratelimit).toMatch(/^"default";r=\d+;t=1, "webhook_replay";r=0;t=45, "company";r=\d+;t=1$/);
 
     const refused = await api.http.get('/v1/test_rate_limits/replay').set('Authorization', session.auth);
     expectRateLimited(refused);
     expect(refused.headers['retry-after']).toBe('45');
-    expect(refused.headers.ratelimit).toMatch(/"webhook_replay";r=0;t=45$/);
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay";r=0;t=45, "company";r=\d+;t=1$/);
     expect(refused.body.detail).toMatch(/"webhook_replay" of 60 requests per 60 s/);
 
     const otherKey = await session.newKey([Scope.WebhooksManage]);
@@ -137,15 +155,15 @@ describe('named rate limits (e2e)', () => {
       expect(last.status).toBe(200);
     }
     expect(last!.headers['ratelimit-policy']).toBe(
-      '"default";q=100;w=1, "webhook_replay_failed";q=5;w=60, "webhook_replay_failed_hourly";q=30;w=3600',
+      '"default";q=100;w=1, "webhook_replay_failed";q=5;w=60, "webhook_replay_failed_hourly";q=30;w=3600, "company";q=300;w=1',
     );
-    expect(last!.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=45, "webhook_replay_failed_hourly";r=25;t=2685$/);
+    expect(last!.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=45, "webhook_replay_failed_hourly";r=25;t=2685, "company";r=\d+;t=1$/);
 
     const refused = await call();
     expectRateLimited(refused);
     expect(refused.headers['retry-after']).toBe('45');
     // A call refused by the minute window does not use up the hour.
-    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+$/);
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+, "company";r=\d+;t=1$/);
   });
 
   it('allows 30 replay_failed calls per hour', async () => {
@@ -158,7 +176,7 @@ describe('named rate limits (e2e)', () => {
     expectRateLimited(refused);
     // The hour window the clock is in ends in 44 min 44.75 s.
     expect(refused.headers['retry-after']).toBe('2685');
-    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=4;t=\d+, "webhook_replay_failed_hourly";r=0;t=\d+$/);
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=4;t=\d+, "webhook_replay_failed_hourly";r=0;t=\d+, "company";r=\d+;t=\d+$/);
     expect(refused.body.detail).toMatch(/"webhook_replay_failed_hourly" of 30 requests per 3600 s/);
   });
 });
@@ -178,7 +196,7 @@ describe('rate limits while Redis is unreachable (e2e)', () => {
     const answers = [];
     for (let i = 0; i < 3; i += 1) answers.push(await api.http.get('/v1/test_events').set('Authorization', session.auth));
     expect(answers.map((res) => res.status)).toEqual([200, 200, 429]);
-    expect(answers[0].headers['ratelimit-policy']).toBe('"default";q=2;w=1');
+    expect(answers[0].headers['ratelimit-policy']).toBe('"default";q=2;w=1, "company";q=300;w=1');
     expectRateLimited(answers[2]);
   });
 });

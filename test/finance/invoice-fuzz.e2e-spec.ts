@@ -58,7 +58,7 @@ describe('invoice write fuzzing (e2e): random JSON never gives a 5xx', () => {
 
   beforeAll(async () => {
     // Hundreds of requests on one key: the general rate limit is not what this test is about.
-    ({ api, session, fin } = await startFinanceApi({ env: { RATE_LIMIT_PER_SECOND: '100000' }, scopes: [Scope.FinInvoicesWrite], currencies: ['EUR', 'USD'] }));
+    ({ api, session, fin } = await startFinanceApi({ env: { RATE_LIMIT_PER_SECOND: '100000', TENANT_RATE_LIMIT_PER_SECOND: '100000' }, scopes: [Scope.FinInvoicesWrite], currencies: ['EUR', 'USD'] }));
   });
   afterAll(() => api.close());
 

@@ -81,14 +81,21 @@ export class AuthGuard implements CanActivate {
 
     const windows = this.limiter.windowsFor(this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_METADATA, targets));
     const counting = this.limiter.consume(windows, credentials.prefix);
+    // The company's count beside the key's, as soon as the company is known: its keys share one allowance.
+    let companyCounting = cached ? this.limiter.consume([this.limiter.companyWindow], cached.tenantId) : undefined;
     // A request that turns out not to be the key holder's, or not allowed its route, does not count.
-    const refund = () => void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
+    const refund = () => {
+      void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
+      const tenantId = request.auth?.tenantId;
+      if (companyCounting && tenantId) void companyCounting.then((decision) => this.limiter.refund(decision, tenantId), () => undefined);
+    };
     try {
       request.auth = cached ?? (await this.authenticator.authenticate(credentials));
     } catch (failure) {
       refund();
       throw await failed(failure);
     }
+    companyCounting ??= this.limiter.consume([this.limiter.companyWindow], request.auth.tenantId);
 
     const required = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_METADATA, targets);
     const missing = required ? this.access.missingScopes(request.auth.scopes, required) : [];
@@ -98,7 +105,8 @@ export class AuthGuard implements CanActivate {
       throw missingScope(missing);
     }
     const response = context.switchToHttp().getResponse<Response>();
-    this.applyLimit(windows, await counting, response);
+    const [decision, companyDecision] = await Promise.all([counting, companyCounting]);
+    this.applyLimit([...windows, this.limiter.companyWindow], [decision, companyDecision], response);
     await this.takeTurn(request.auth.tenantId, response);
     return true;
   }
@@ -119,18 +127,21 @@ export class AuthGuard implements CanActivate {
     if (closed) end();
   }
 
-  /** RateLimit headers on the answer, or the 429 of the window that refused the request. */
-  private applyLimit(windows: readonly RateLimitWindow[], decision: RateLimitDecision, response: Response): void {
-    const headers = { 'RateLimit-Policy': rateLimitPolicyHeader(windows), RateLimit: rateLimitHeader(decision.states) };
-    if (decision.allowed) {
+  /** RateLimit headers on the answer (the key's windows, then the company's), or the 429 of the window that refused the request. */
+  private applyLimit(windows: readonly RateLimitWindow[], decisions: readonly RateLimitDecision[], response: Response): void {
+    const headers = { 'RateLimit-Policy': rateLimitPolicyHeader(windows), RateLimit: rateLimitHeader(decisions.flatMap((decision) => decision.states)) };
+    const denied = decisions.find((decision) => !decision.allowed);
+    if (!denied) {
       for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
       return;
     }
-    const refused = decision.states[decision.states.length - 1];
+    // The window that refused it: the last a refused count reached.
+    const refused = denied.states[denied.states.length - 1];
     this.metrics.rateLimitRefusals.inc({ limit: refused.window.id });
+    const whose = refused.window === this.limiter.companyWindow ? "This API key's company (all its keys together)" : 'This API key';
     throw rateLimited(
       refused.resetMs,
-      (retryAfter) => `This API key exceeded the limit "${refused.window.id}" of ${refused.window.points} requests per ${refused.window.durationSeconds} s; retry after ${retryAfter} s.`,
+      (retryAfter) => `${whose} exceeded the limit "${refused.window.id}" of ${refused.window.points} requests per ${refused.window.durationSeconds} s; retry after ${retryAfter} s.`,
       headers,
     );
   }

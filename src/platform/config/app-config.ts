@@ -244,6 +244,12 @@ export class AppConfig {
   @Min(1)
   RATE_LIMIT_PER_SECOND = 100;
 
+  /** General request limit of a whole company, all its keys together, per second, shared by all processes. */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  TENANT_RATE_LIMIT_PER_SECOND = 300;
+
   /**
    * How long a client may take to send one whole request, headers and body, on the REST and
    * agent-tool ports; beyond it the request is answered 408 and its connection closed, so a

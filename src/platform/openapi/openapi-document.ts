@@ -209,7 +209,7 @@ function responseHeaders(config: AppConfig): Record<string, HeaderObject> {
       example: `"default";r=${config.RATE_LIMIT_PER_SECOND - 1};t=1`,
     },
     RateLimitPolicy: {
-      description: `The limits that apply: \`q\` requests per \`w\` seconds. The general limit is ${config.RATE_LIMIT_PER_SECOND} requests per second per API key; some operations add named limits (\`x-rate-limit\`).`,
+      description: `The limits that apply: \`q\` requests per \`w\` seconds. The general limit is ${config.RATE_LIMIT_PER_SECOND} requests per second per API key, and ${config.TENANT_RATE_LIMIT_PER_SECOND} per second for all the keys of a company together (\`company\`); some operations add named limits (\`x-rate-limit\`).`,
       schema: { type: 'string' },
       example: `"default";q=${config.RATE_LIMIT_PER_SECOND};w=1`,
     },

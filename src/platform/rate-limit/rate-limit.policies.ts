@@ -1,6 +1,6 @@
 /**
- * Every request limit of the REST API, in one place. Counted per API key in Redis, so all
- * processes share them. A window is a fixed interval of the clock: at most `points` requests in
+ * Every request limit of the REST API, in one place. Counted per API key (and the company's
+ * general one per company) in Redis, so all processes share them. A window is a fixed interval of the clock: at most `points` requests in
  * each `durationSeconds` (window n covers [n·duration, (n+1)·duration) since the Unix epoch).
  */
 export interface RateLimitWindow {
@@ -13,6 +13,14 @@ export interface RateLimitWindow {
 /** The general limit on every authenticated route: `RATE_LIMIT_PER_SECOND` per API key. */
 export function defaultWindow(perSecond: number): RateLimitWindow {
   return { id: 'default', points: perSecond, durationSeconds: 1 };
+}
+
+/**
+ * The general limit of a whole company, all its keys together: `TENANT_RATE_LIMIT_PER_SECOND`,
+ * so that more keys do not buy a company more of the service.
+ */
+export function companyWindow(perSecond: number): RateLimitWindow {
+  return { id: 'company', points: perSecond, durationSeconds: 1 };
 }
 
 /** The agent-tool server's limit: `MCP_RATE_LIMIT_PER_MINUTE` per token, shortcuts included. */

@@ -4,7 +4,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limite
 import { AppConfig } from '../config/app-config.js';
 import { type Clock, ClockedWindow, systemClock } from './clocked-window.js';
 import type { WindowState } from './rate-limit-headers.js';
-import { defaultWindow, NAMED_RATE_LIMITS, type RateLimitName, type RateLimitWindow } from './rate-limit.policies.js';
+import { companyWindow, defaultWindow, NAMED_RATE_LIMITS, type RateLimitName, type RateLimitWindow } from './rate-limit.policies.js';
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -36,10 +36,13 @@ export class RateLimiterService implements OnApplicationShutdown {
   /** Which window a request falls in; tests replace it (see ClockedWindow). */
   readonly clock: Clock = systemClock();
   private readonly general: RateLimitWindow;
+  /** Counted per company (by its id) beside every key's general window. */
+  readonly companyWindow: RateLimitWindow;
   private redisAvailable = true;
 
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {
     this.general = defaultWindow(config.RATE_LIMIT_PER_SECOND);
+    this.companyWindow = companyWindow(config.TENANT_RATE_LIMIT_PER_SECOND);
     this.redis = new Redis(config.REDIS_URL, {
       connectionName: `${config.REDIS_PREFIX}:rate-limit`,
       // Fail fast instead of queueing commands while disconnected: the insurance limiter answers.
