@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { AccessService } from '../access/access.service.js';
 import { AppConfig } from '../config/app-config.js';
-import { type EndTurn, TenantTurns } from '../tenancy/tenant-turns.js';
+import { TenantTurns } from '../tenancy/tenant-turns.js';
 import { missingScope } from '../access/missing-scope.js';
 import type { Scope } from '../catalog/scopes.js';
 import { DomainException } from '../errors/domain.exception.js';
@@ -107,24 +107,9 @@ export class AuthGuard implements CanActivate {
     const response = context.switchToHttp().getResponse<Response>();
     const [decision, companyDecision] = await Promise.all([counting, companyCounting]);
     this.applyLimit([...windows, this.limiter.companyWindow], [decision, companyDecision], response);
-    await this.takeTurn(request.auth.tenantId, response);
+    // Held until the answer is sent or the client goes away.
+    await this.turns.holdFor(request.auth.tenantId, response);
     return true;
-  }
-
-  /**
-   * Waits for one of the company's turns (TenantTurns), held until the answer is sent or the
-   * client goes away: one company's burst, or its requests queued on a lock of its own records,
-   * cannot hold the whole pool.
-   */
-  private async takeTurn(tenantId: string, response: Response): Promise<void> {
-    let end: EndTurn | undefined;
-    let closed = false;
-    response.once('close', () => {
-      closed = true;
-      end?.();
-    });
-    end = await this.turns.acquire(tenantId);
-    if (closed) end();
   }
 
   /** RateLimit headers on the answer (the key's windows, then the company's), or the 429 of the window that refused the request. */
