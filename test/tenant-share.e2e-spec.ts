@@ -1,4 +1,7 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { Metrics } from '../src/platform/metrics/metrics.service.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
 import { startApi, type TestApi } from './support/api.js';
@@ -57,5 +60,32 @@ describe("one company's share of the REST API's pool (e2e)", () => {
       await locker.query('ROLLBACK');
     }
     expect((await patches!).map((res) => res.status)).toEqual(Array(12).fill(200));
+  });
+
+  it('keeps the turns of requests whose clients left until their handlers are done: leaving frees no connection', async () => {
+    const created = await api.http.post('/v1/invoices').set('Authorization', attacker.auth).send(fin.invoiceBody());
+    const { port } = api.app.getHttpServer().address() as AddressInfo;
+    await locker.query('BEGIN');
+    await locker.query('SELECT id FROM invoices WHERE id = $1 FOR UPDATE', [created.body.id]);
+    try {
+      const requests = Array.from({ length: 12 }, (_, n) => {
+        const body = JSON.stringify({ notes: `gone ${n}` });
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'PATCH', path: `/v1/invoices/${created.body.id}`, headers: { Authorization: attacker.auth, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+        req.on('error', () => undefined);
+        req.end(body);
+        return req;
+      });
+      await waitFor(async () => (await waitingOnLocks()) === 4, 10_000, "the attacker's share waiting on the lock");
+      // Every client gives up (a short client timeout); the server sees each leave.
+      const gone = async () => Number(/http_request_duration_seconds_count\{method="PATCH",route="\/v1\/invoices\/:id",status="499"\} (\d+)/.exec(await api.app.get(Metrics).registry.metrics())?.[1] ?? 0);
+      const goneBefore = await gone();
+      for (const req of requests) req.destroy();
+      await waitFor(async () => (await gone()) - goneBefore === 12, 10_000, 'the server seeing the twelve clients leave');
+      const read = await api.http.get('/v1/invoices?limit=1').set('Authorization', victim.auth);
+      expect(read.status).toBe(200);
+      expect(await waitingOnLocks()).toBe(4);
+    } finally {
+      await locker.query('ROLLBACK');
+    }
   });
 });

@@ -15,6 +15,8 @@ export interface ApiRequest extends Request {
   traceId?: string;
   /** The public prefix of a well-formed API key sent with the request, for the request log. */
   keyPrefix?: string;
+  /** Gives back the company's turn the auth guard took (TenantTurns), once the handler is done. */
+  endTurn?: () => void;
 }
 
 /** The authenticated caller of the current request (only on routes with `@RequireScopes`). */

@@ -32,7 +32,8 @@ import { PUBLIC_METADATA, SCOPES_METADATA } from '../route-access/require-scopes
  * 5. a failed check is a 401 (or the 429 of too many failures) and gives its count back; a
  *    missing scope is a 403 and gives it back too; otherwise the count decides: 429 with
  *    Retry-After, or the request goes on with `RateLimit-Policy` and `RateLimit` headers;
- * 6. once one of its company's turns is free (API_TENANT_CONCURRENCY in this process).
+ * 6. once one of its company's turns is free (API_TENANT_CONCURRENCY in this process), held
+ *    until its handler is done (TurnInterceptor).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -107,8 +108,14 @@ export class AuthGuard implements CanActivate {
     const response = context.switchToHttp().getResponse<Response>();
     const [decision, companyDecision] = await Promise.all([counting, companyCounting]);
     this.applyLimit([...windows, this.limiter.companyWindow], [decision, companyDecision], response);
-    // Held until the answer is sent or the client goes away.
-    await this.turns.holdFor(request.auth.tenantId, response);
+    // Held until the handler is done (TurnInterceptor), whether or not its client still waits.
+    const end = await this.turns.acquire(request.auth.tenantId);
+    if (response.closed) {
+      // Gone while it waited: its work would be for no one, and would hold the company's turn.
+      end();
+      throw new DomainException('ServiceUnavailable', 'The client went away before its turn came.');
+    }
+    request.endTurn = end;
     return true;
   }
 

@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import { jest } from '@jest/globals';
 import { DomainException } from '../errors/domain.exception.js';
 import { TenantTurns } from './tenant-turns.js';
@@ -37,30 +36,6 @@ describe('TenantTurns', () => {
     expect(refused).toMatchObject({ errorName: 'ServiceUnavailable', headers: { 'Retry-After': '2' } });
     held();
     // The refused waiter holds nothing: the next comes at once.
-    (await turns.acquire('a'))();
-  });
-
-  it("holds a request's turn until its response closes, and gives it back at once when the client is gone already", async () => {
-    const turns = new TenantTurns(1, 10_000);
-    const answered = Object.assign(new EventEmitter(), { closed: false });
-    await turns.holdFor('a', answered);
-    let next = false;
-    const waiting = turns.acquire('a').then((end) => ((next = true), end));
-    await Promise.resolve();
-    expect(next).toBe(false);
-    answered.closed = true;
-    answered.emit('close');
-    (await waiting)();
-    // Gone before its turn was asked for: no 'close' comes any more, so none may be kept.
-    await turns.holdFor('a', Object.assign(new EventEmitter(), { closed: true }));
-    // Gone while it waited for its turn.
-    const blocker = await turns.acquire('a');
-    const leaving = Object.assign(new EventEmitter(), { closed: false });
-    const held = turns.holdFor('a', leaving);
-    leaving.closed = true;
-    leaving.emit('close');
-    blocker();
-    await held;
     (await turns.acquire('a'))();
   });
 

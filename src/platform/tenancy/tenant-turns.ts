@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { DomainException } from '../errors/domain.exception.js';
 import { TRANSIENT_RETRY_AFTER_S } from '../errors/problem.js';
 
@@ -52,25 +51,6 @@ export class TenantTurns {
       }, this.maxWaitMs);
       queue.push(waiter);
     });
-  }
-
-  /**
-   * A turn of the company's for a request, held until its answer is sent or its client goes away
-   * (the response's 'close').
-   */
-  async holdFor(tenantId: string, response: Pick<ServerResponse, 'closed' | 'once'>): Promise<void> {
-    let end: EndTurn | undefined;
-    // A client gone before this has closed its response already: its 'close' will not come again
-    // (a turn taken then was never given back, and the end of a burst took them all).
-    let closed = response.closed;
-    if (!closed) {
-      response.once('close', () => {
-        closed = true;
-        end?.();
-      });
-    }
-    end = await this.acquire(tenantId);
-    if (closed) end();
   }
 
   /** `work` in a turn of the company's. */
