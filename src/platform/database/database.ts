@@ -83,13 +83,22 @@ export const SESSION_SETTINGS: Readonly<Record<string, string>> = { jit: 'off' }
 
 /**
  * `url` with `settings` after the `options` it already gives: pg lets the connection string's
- * parameters win over a pool's own `options`, so they go in the string.
+ * parameters win over a pool's own `options`, so they go in the string. Appended as they are
+ * (`-c+jit=off`), the rest of the string untouched: no percent-escape of ours, which
+ * pg-connection-string would escape again when the string holds an invalid one of its own (a
+ * password with `%zz` is taken, and re-encoded whole), and no re-serialised URL.
  */
 export function withSessionSettings(url: string, settings: Readonly<Record<string, string>>): string {
-  const parsed = new URL(url);
-  const added = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`);
-  parsed.searchParams.set('options', [parsed.searchParams.get('options'), ...added].filter(Boolean).join(' '));
-  return parsed.toString();
+  const added = Object.entries(settings)
+    .map(([name, value]) => `-c+${name}=${value}`)
+    .join('+');
+  const at = url.indexOf('?');
+  if (at === -1) return `${url}?options=${added}`;
+  const parameters = url.slice(at + 1).split('&');
+  const options = parameters.findIndex((parameter) => parameter.startsWith('options='));
+  if (options === -1) return `${url}&options=${added}`;
+  parameters[options] = `${parameters[options]}+${added}`;
+  return `${url.slice(0, at)}?${parameters.join('&')}`;
 }
 
 export function dataSourceOptions(url: string): DataSourceOptions {
