@@ -107,6 +107,10 @@ export class AuthGuard implements CanActivate {
     }
     const response = context.switchToHttp().getResponse<Response>();
     const [decision, companyDecision] = await Promise.all([counting, companyCounting]);
+    // Refused by one, the request costs the other nothing: a key past its own limit spends none of
+    // its company's allowance, and a company past its own none of the key's longer windows.
+    if (!decision.allowed && companyDecision.allowed) void this.limiter.refund(companyDecision, request.auth.tenantId);
+    if (decision.allowed && !companyDecision.allowed) void this.limiter.refund(decision, credentials.prefix);
     this.applyLimit([...windows, this.limiter.companyWindow], [decision, companyDecision], response);
     // Held until the handler is done (TurnInterceptor), whether or not its client still waits.
     const end = await this.turns.acquire(request.auth.tenantId);
