@@ -122,7 +122,7 @@ export class WebhookEndpointsService {
       return { endpoint: await repository.findOneOrFail({ id: endpoint.id }), changes };
     });
     // Another receiver: the old one's open circuit or Retry-After no longer says anything.
-    if (changes.url !== undefined) await this.gate.forget(endpoint.id);
+    if (changes.url !== undefined) await this.gate.forget(endpoint.id, { receiverChanged: true });
     return endpoint;
   }
 

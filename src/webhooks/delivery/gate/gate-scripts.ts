@@ -196,7 +196,7 @@ for i = 10, #ARGV, 4 do
   local ep, id, verdict, hold = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local epkey = key('ep', ep)
   -- Only a slot still held speaks for the receiver: one forgotten (the endpoint got another URL)
-  -- or expired (its worker stalled past it) says nothing of the receiver there now.
+  -- or expired (its worker stalled past it, and it may be held again) says nothing of it.
   if redis.call('ZREM', key('flight', ep), id) == 1 then
     local c = redis.call('HMGET', epkey, 'state', 'probe', 'cooldown', 'hold_until')
     local state = c[1] or 'closed'
@@ -237,15 +237,16 @@ return { granted, changes }
 `;
 
 /**
- * forget(P, now, cap, endpoint): drops the endpoint's circuit, its run of failures and its hold,
- * and its slots: the attempts in flight finish, but their release no longer counts for the
- * endpoint (they went to the receiver it had). Then puts it back in the schedule by what waits
- * (an open circuit had pushed its place to the next probe), telling the workers when something
- * is due now.
+ * forget(P, now, cap, endpoint, slots): drops the endpoint's circuit, its run of failures and its
+ * hold, and with `slots` 1 its slots too (another receiver: the attempts in flight finish, but
+ * their release no longer counts for the endpoint, nor against its cap). Then puts it back in the
+ * schedule by what waits (an open circuit had pushed its place to the next probe), telling the
+ * workers when something is due now.
  */
 export const FORGET = `${COMMON}
 local cap, ep = tonumber(ARGV[3]), ARGV[4]
-redis.call('DEL', key('ep', ep), key('flight', ep))
+redis.call('DEL', key('ep', ep))
+if ARGV[5] == '1' then redis.call('DEL', key('flight', ep)) end
 redis.call('SREM', P .. ':open', ep)
 schedule(ep, cap, false)
 local at = redis.call('ZSCORE', SCHED, ep)
