@@ -98,6 +98,13 @@ describe('agent-tool server (e2e)', () => {
       }
     });
 
+    it('names HEAD among the methods of a GET route it refuses another method on', async () => {
+      const response = await fetch(`${mcp.base}/handshake`, { method: 'POST' });
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+      expect((await fetch(`${mcp.base}/handshake`, { method: 'HEAD' })).status).toBe(200);
+    });
+
     it('refuses a foreign Origin with 403 and accepts a localhost one (DNS-rebinding protection)', async () => {
       const refused = await fetch(`${mcp.base}/handshake`, { headers: { Origin: 'https://evil.example' } });
       expect(refused.status).toBe(403);

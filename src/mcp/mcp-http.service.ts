@@ -114,7 +114,7 @@ export class McpHttpService {
       if (!entry) throw new DomainException('RouteNotFound', 'No route matches this path; the MCP endpoint is POST /mcp.');
       if (request.method === 'OPTIONS') return this.preflight(request, response, entry);
       if (request.method !== entry.method && !(entry.method === 'GET' && request.method === 'HEAD')) {
-        response.setHeader('Allow', `${entry.method}, OPTIONS`);
+        response.setHeader('Allow', `${allowed(entry.method)}, OPTIONS`);
         throw new DomainException('MethodNotAllowed', entry.route === 'mcp' ? 'POST /mcp only: this server opens no server-initiated stream and keeps no session.' : undefined);
       }
       this.checkOrigin(request);
@@ -268,7 +268,7 @@ export class McpHttpService {
    */
   private preflight(request: IncomingMessage, response: ServerResponse, { route, method }: { route: Route; method: string }): void {
     this.checkOrigin(request);
-    response.setHeader('Allow', `${method}, OPTIONS`);
+    response.setHeader('Allow', `${allowed(method)}, OPTIONS`);
     // Metrics are for Prometheus, never a page's to read.
     if (route !== 'metrics' && allowOrigin(request, response)) {
       response.setHeader('Access-Control-Allow-Methods', method);
@@ -368,6 +368,9 @@ function initializeParams(params: unknown): boolean {
   const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
   return typeof protocolVersion === 'string' && isObject(capabilities) && isObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string';
 }
+
+/** The methods a route answers: a GET route answers HEAD too. */
+const allowed = (method: string) => (method === 'GET' ? 'GET, HEAD' : method);
 
 /** What a browser client may send, and read of the answer, across origins (CORS). */
 const CORS_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'X-OH-Tenant', 'X-MCP-Toolsets', 'X-MCP-Tools', 'traceparent'].join(', ');

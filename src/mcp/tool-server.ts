@@ -244,14 +244,15 @@ export class ToolServer implements OnModuleDestroy {
       done('ok');
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {
-      if (error instanceof DomainException) {
+      // The company's turn did not come: the server is busy, not the arguments wrong.
+      if (error instanceof DomainException && error.errorName !== 'ServiceUnavailable') {
         done('refused');
         const field = typeof error.extras.field === 'string' ? `${error.extras.field}: ` : '';
         return { isError: true, content: [{ type: 'text', text: `${field}${error.message}` }] };
       }
       done('failed');
-      if (isTransientFault(error)) {
-        this.logger.warn({ err: error, tool: tool.name }, 'tool call: the database could not answer now');
+      if (isTransientFault(error) || error instanceof DomainException) {
+        this.logger.warn({ err: error, tool: tool.name }, 'tool call: the service could not answer now');
         return { isError: true, content: [{ type: 'text', text: 'The service is busy; try again in a few seconds.' }] };
       }
       this.logger.error(error instanceof Error ? error : new Error(String(error)), `tool ${tool.name} failed`);

@@ -66,7 +66,7 @@ const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   431: problemResponse(`Request headers over the server's limit (16 KiB): \`${Errors.HeadersTooLarge.detailKey}\`.`),
   500: problemResponse(`Unexpected failure; the body carries no internal details. Quote the ${TRACE_HEADER} header.`),
   503: problemResponse(
-    `\`${Errors.ServiceUnavailable.detailKey}\`: the database or the queue did not answer in time (a statement over DATABASE_STATEMENT_TIMEOUT_MS, 10 s by default, or no free connection); repeat the request after \`Retry-After\` seconds.`,
+    `\`${Errors.ServiceUnavailable.detailKey}\`: the database or the queue did not answer in time (a statement over DATABASE_STATEMENT_TIMEOUT_MS, 10 s by default, or no free connection), or the company's requests took their whole share of the server for as long (API_TENANT_CONCURRENCY at once per process); repeat the request after \`Retry-After\` seconds.`,
   ),
 };
 /** Every route reads its query string alike, those without parameters too. */
