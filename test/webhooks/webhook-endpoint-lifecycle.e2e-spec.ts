@@ -47,6 +47,16 @@ describe('webhook endpoint quota and states (e2e)', () => {
   };
   const setState = (id: string, status: WebhookEndpointStatus, disabledReason: WebhookDisabledReason | null) =>
     db.getRepository(WebhookEndpoint).update({ id }, { status, disabledReason });
+  /** Opens the endpoint's circuit in the gate: a run of failures gives it one request at a time, and the fifth opens it. */
+  const openCircuit = async (endpointId: string) => {
+    const gate = api.app.get(DeliveryGate);
+    const now = Date.now();
+    await gate.enqueue(Array.from({ length: 5 }, () => ({ endpointId, deliveryId: randomUUID(), dueMs: now })), now);
+    for (let failure = 0; failure < 5; failure += 1) {
+      const { grants } = await gate.take(1, now);
+      await gate.release(grants.map((grant) => ({ ...grant, verdict: 'down' as const, holdUntilMs: null })), 0, now);
+    }
+  };
   const quotaUsed = () => db.getRepository(WebhookEndpoint).count({ where: [{ tenantId: session.tenant.id, status: 'active' }, { tenantId: session.tenant.id, status: 'paused' }] });
 
   function expectQuotaExceeded(res: Response): void {
@@ -132,14 +142,7 @@ describe('webhook endpoint quota and states (e2e)', () => {
     ] as const)('drops the open circuit at %s (the endpoint %s), which no attempt would close: its record shows it closed, the open count leaves it out', async (change, from) => {
       const endpoint = await created();
       if (from === 'paused') await setState(endpoint.id, 'paused', 'api_key_inactive');
-      const gate = api.app.get(DeliveryGate);
-      const now = Date.now();
-      await gate.enqueue(Array.from({ length: 5 }, () => ({ endpointId: endpoint.id, deliveryId: randomUUID(), dueMs: now })), now);
-      // A run of failures gives the endpoint one request at a time; the fifth opens the circuit.
-      for (let failure = 0; failure < 5; failure += 1) {
-        const { grants } = await gate.take(1, now);
-        await gate.release(grants.map((grant) => ({ ...grant, verdict: 'down' as const, holdUntilMs: null })), 0, now);
-      }
+      await openCircuit(endpoint.id);
       const circuit = async () => (await api.http.get(`/v1/webhook_endpoints/${endpoint.id}`).set('Authorization', session.auth)).body.circuit;
       expect(await circuit()).toMatchObject({ state: 'open' });
       const redis = new Redis(api.config.REDIS_URL);
@@ -163,13 +166,7 @@ describe('webhook endpoint quota and states (e2e)', () => {
 
     it('keeps the circuit when a change leaves the receiver as it is (a new name)', async () => {
       const endpoint = await created();
-      const gate = api.app.get(DeliveryGate);
-      const now = Date.now();
-      await gate.enqueue(Array.from({ length: 5 }, () => ({ endpointId: endpoint.id, deliveryId: randomUUID(), dueMs: now })), now);
-      for (let failure = 0; failure < 5; failure += 1) {
-        const { grants } = await gate.take(1, now);
-        await gate.release(grants.map((grant) => ({ ...grant, verdict: 'down' as const, holdUntilMs: null })), 0, now);
-      }
+      await openCircuit(endpoint.id);
       const renamed = await api.http.patch(`/v1/webhook_endpoints/${endpoint.id}`).set('Authorization', session.auth).send({ name: 'Renamed' });
       expect(renamed.status).toBe(200);
       expect(renamed.body.circuit).toMatchObject({ state: 'open' });
