@@ -1,6 +1,6 @@
 import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import { finalize, type Observable } from 'rxjs';
-import type { ApiRequest } from '../auth/auth-context.js';
+import type { ApiRequest } from './auth-context.js';
 
 /**
  * Gives back the company's turn the auth guard took once the handler is done, however it ends:
