@@ -61,7 +61,7 @@ describe('general rate limit per API key (e2e)', () => {
     expectRateLimited(refused);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers['ratelimit-policy']).toBe('"default";q=3;w=1, "company";q=10;w=1');
-    expect(refused.headers.ratelimit).toMatch(/^"default";r=0;t=1, "company";r=[4-9];t=1$/);
+    expect(refused.headers.ratelimit).toBe('"default";r=0;t=1');
     expect(refused.body.detail).toMatch(/^This API key exceeded the limit "default" of 3 requests per 1 s/);
 
     setClock(T0 + 749);
@@ -90,12 +90,12 @@ describe('general rate limit per API key (e2e)', () => {
     expectRateLimited(refused);
     expect(refused.headers.ratelimit).toBe('"default";r=0;t=1, "company";r=0;t=1');
     expect(refused.body.detail).toMatch(/^This API key's company \(all its keys together\) exceeded the limit "company" of 10 requests per 1 s/);
-    // A key past its own limit spends none of its company's allowance.
+    // A key past its own limit spends none of its company's allowance, however many of its requests arrive at once.
     setClock(T0 + 1000);
-    const hammered = [];
-    for (let n = 0; n < 8; n += 1) hammered.push((await list(keys[0])).status);
-    expect(hammered).toEqual([200, 200, 200, 429, 429, 429, 429, 429]);
-    expect((await list(keys[1])).headers.ratelimit).toBe('"default";r=2;t=1, "company";r=6;t=1');
+    const [beside, ...hammered] = await Promise.all([list(keys[1]), ...Array.from({ length: 40 }, () => list(keys[0]))]);
+    expect(hammered.filter((res) => res.status === 200)).toHaveLength(3);
+    expect(beside.status).toBe(200);
+    expect((await list(keys[1])).headers.ratelimit).toBe('"default";r=1;t=1, "company";r=5;t=1');
     // Another company is counted on its own.
     const other = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
     expect((await list(other.auth)).status).toBe(200);
@@ -143,7 +143,7 @@ describe('named rate limits (e2e)', () => {
     const refused = await api.http.get('/v1/test_rate_limits/replay').set('Authorization', session.auth);
     expectRateLimited(refused);
     expect(refused.headers['retry-after']).toBe('45');
-    expect(refused.headers.ratelimit).toMatch(/"webhook_replay";r=0;t=45, "company";r=\d+;t=1$/);
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay";r=0;t=45$/);
     expect(refused.body.detail).toMatch(/"webhook_replay" of 60 requests per 60 s/);
 
     const otherKey = await session.newKey([Scope.WebhooksManage]);
@@ -167,7 +167,7 @@ describe('named rate limits (e2e)', () => {
     expectRateLimited(refused);
     expect(refused.headers['retry-after']).toBe('45');
     // A call refused by the minute window does not use up the hour.
-    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+, "company";r=\d+;t=1$/);
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=0;t=\d+$/);
   });
 
   it('allows 30 replay_failed calls per hour', async () => {
@@ -180,7 +180,7 @@ describe('named rate limits (e2e)', () => {
     expectRateLimited(refused);
     // The hour window the clock is in ends in 44 min 44.75 s.
     expect(refused.headers['retry-after']).toBe('2685');
-    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=4;t=\d+, "webhook_replay_failed_hourly";r=0;t=\d+, "company";r=\d+;t=\d+$/);
+    expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=4;t=\d+, "webhook_replay_failed_hourly";r=0;t=\d+$/);
     expect(refused.body.detail).toMatch(/"webhook_replay_failed_hourly" of 30 requests per 3600 s/);
   });
 });

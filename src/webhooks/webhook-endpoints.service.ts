@@ -122,7 +122,7 @@ export class WebhookEndpointsService {
       return { endpoint: await repository.findOneOrFail({ id: endpoint.id }), changes };
     });
     // Another receiver: the old one's open circuit or Retry-After no longer says anything.
-    if (changes.url !== undefined) await this.gate.forget(endpoint.id, { receiverChanged: true });
+    if (changes.url !== undefined) await this.gate.forget(endpoint.id);
     return endpoint;
   }
 
@@ -205,7 +205,7 @@ export class WebhookEndpointsService {
       return { endpoint: await repository.findOneOrFail({ id: current.id }), moved: true };
     });
     // A circuit describes a receiver while its endpoint receives: paused or deleted, none; resumed, closed.
-    if (moved) await this.gate.forget(endpoint.id);
+    if (moved) await this.gate.forget(endpoint.id, { keepSlots: endpoint.status === 'active' });
     return endpoint;
   }
 

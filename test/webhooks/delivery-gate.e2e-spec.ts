@@ -216,20 +216,20 @@ describe('delivery gate (Redis)', () => {
     } finally {
       redis.disconnect();
     }
-    await a.forget(endpoint, {}, T0 + 2);
+    await a.forget(endpoint, { keepSlots: true }, T0 + 2);
     await woken;
     expect((await a.circuits([endpoint], T0 + 2)).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
     // Served now at the full cap, not after the minute's cool-down or the two minutes' hold.
     expect((await b.take(10, T0 + 3)).grants).toHaveLength(3);
   });
 
-  it('forgets the slots in flight too: what the old receiver answers afterwards opens no circuit and holds nothing', async () => {
+  it('forgets the slots in flight too (another URL, or an endpoint no longer attempted): what they meet afterwards opens no circuit and holds nothing', async () => {
     const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '2', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });
     const endpoint = randomUUID();
     await offer(a, endpoint, 8);
     const toOldUrl = (await a.take(4, T0)).grants;
     expect(toOldUrl).toHaveLength(4);
-    await a.forget(endpoint, { receiverChanged: true }, T0 + 1);
+    await a.forget(endpoint, {}, T0 + 1);
     // The new receiver gets its own cap at once.
     const toNewUrl = (await b.take(10, T0 + 2)).grants;
     expect(toNewUrl).toHaveLength(4);
@@ -239,12 +239,12 @@ describe('delivery gate (Redis)', () => {
     expect(await a.backlog(endpoint)).toEqual({ waiting: 0, inFlight: 4 });
   });
 
-  it('keeps the slots in flight when the receiver stays (a pause and a resume): its cap and what its attempts meet still count', async () => {
+  it('keeps the slots in flight when asked (a resume: the same receiver, attempted again): its cap and what its attempts meet still count', async () => {
     const [a] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '2', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });
     const endpoint = randomUUID();
     await offer(a, endpoint, 8);
     const inFlight = (await a.take(4, T0)).grants;
-    await a.forget(endpoint, {}, T0 + 1);
+    await a.forget(endpoint, { keepSlots: true }, T0 + 1);
     expect((await a.take(10, T0 + 2)).grants).toEqual([]);
     expect((await release(a, inFlight.slice(0, 2), 'down', T0 + 3)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
   });

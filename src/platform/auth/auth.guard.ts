@@ -82,21 +82,14 @@ export class AuthGuard implements CanActivate {
 
     const windows = this.limiter.windowsFor(this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_METADATA, targets));
     const counting = this.limiter.consume(windows, credentials.prefix);
-    // The company's count beside the key's, as soon as the company is known: its keys share one allowance.
-    let companyCounting = cached ? this.limiter.consume([this.limiter.companyWindow], cached.tenantId) : undefined;
     // A request that turns out not to be the key holder's, or not allowed its route, does not count.
-    const refund = () => {
-      void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
-      const tenantId = request.auth?.tenantId;
-      if (companyCounting && tenantId) void companyCounting.then((decision) => this.limiter.refund(decision, tenantId), () => undefined);
-    };
+    const refund = () => void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
     try {
       request.auth = cached ?? (await this.authenticator.authenticate(credentials));
     } catch (failure) {
       refund();
       throw await failed(failure);
     }
-    companyCounting ??= this.limiter.consume([this.limiter.companyWindow], request.auth.tenantId);
 
     const required = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_METADATA, targets);
     const missing = required ? this.access.missingScopes(request.auth.scopes, required) : [];
@@ -106,15 +99,19 @@ export class AuthGuard implements CanActivate {
       throw missingScope(missing);
     }
     const response = context.switchToHttp().getResponse<Response>();
-    const [decision, companyDecision] = await Promise.all([counting, companyCounting]);
-    // Refused by one, the request costs the other nothing: a key past its own limit spends none of
-    // its company's allowance, and a company past its own none of the key's longer windows.
-    if (!decision.allowed && companyDecision.allowed) void this.limiter.refund(companyDecision, request.auth.tenantId);
-    if (decision.allowed && !companyDecision.allowed) void this.limiter.refund(decision, credentials.prefix);
-    this.applyLimit([...windows, this.limiter.companyWindow], [decision, companyDecision], response);
+    const windowsOfBoth = [...windows, this.limiter.companyWindow];
+    const decision = await counting;
+    // The company's count only once the key's allows the request: a key past its own limit then
+    // spends none of its company's allowance, however many of its requests arrive at once.
+    if (!decision.allowed) this.applyLimit(windowsOfBoth, [decision], response); // throws its 429
+    const companyDecision = await this.limiter.consume([this.limiter.companyWindow], request.auth.tenantId);
+    // Refused by its company, the request costs the key's longer windows nothing either.
+    if (!companyDecision.allowed) void this.limiter.refund(decision, credentials.prefix);
+    this.applyLimit(windowsOfBoth, [decision, companyDecision], response);
     // Held until the handler is done (TurnInterceptor), whether or not its client still waits.
     const end = await this.turns.acquire(request.auth.tenantId);
-    if (response.closed) {
+    // The socket too: a request queued behind another on a pipelined connection never sees its response close.
+    if (response.closed || request.socket.destroyed) {
       // Gone while it waited: its work would be for no one, and would hold the company's turn.
       end();
       throw new DomainException('ServiceUnavailable', 'The client went away before its turn came.');

@@ -18,6 +18,8 @@ describe('withSessionSettings', () => {
       application_name: 'x',
     });
     expect(read('postgres:///integrations?host=/var/run/postgresql')).toMatchObject({ host: '/var/run/postgresql', database: 'integrations', options: '-c jit=off -c synchronous_commit=off' });
+    expect(read('postgres://h/db#fragment')).toMatchObject({ database: 'db', options: '-c jit=off -c synchronous_commit=off' });
+    expect(read('postgres://h/db?options=-c%20a%3D1&options=-c%20b%3D2')).toMatchObject({ options: '-c b=2 -c jit=off -c synchronous_commit=off' });
   });
 
   it('keeps a password pg takes as it is: a plus, an escape, and an invalid escape (pg then re-encodes the whole string)', () => {

@@ -92,13 +92,16 @@ export function withSessionSettings(url: string, settings: Readonly<Record<strin
   const added = Object.entries(settings)
     .map(([name, value]) => `-c+${name}=${value}`)
     .join('+');
-  const at = url.indexOf('?');
-  if (at === -1) return `${url}?options=${added}`;
-  const parameters = url.slice(at + 1).split('&');
-  const options = parameters.findIndex((parameter) => parameter.startsWith('options='));
-  if (options === -1) return `${url}&options=${added}`;
+  const hash = url.indexOf('#');
+  const [rest, fragment] = hash === -1 ? [url, ''] : [url.slice(0, hash), url.slice(hash)];
+  const at = rest.indexOf('?');
+  if (at === -1) return `${rest}?options=${added}${fragment}`;
+  const parameters = rest.slice(at + 1).split('&');
+  // pg reads the last of several.
+  const options = parameters.findLastIndex((parameter) => parameter.startsWith('options='));
+  if (options === -1) return `${rest}&options=${added}${fragment}`;
   parameters[options] = `${parameters[options]}+${added}`;
-  return `${url.slice(0, at)}?${parameters.join('&')}`;
+  return `${rest.slice(0, at)}?${parameters.join('&')}${fragment}`;
 }
 
 export function dataSourceOptions(url: string): DataSourceOptions {

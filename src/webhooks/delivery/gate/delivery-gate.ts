@@ -167,14 +167,16 @@ export class DeliveryGate implements OnApplicationShutdown {
    * closed, as it starts afresh towards auto-disable) or is given another URL (a circuit and a
    * Retry-After describe a receiver: the new one is tried at once, not after the old one's
    * cool-down). Deliveries it still has waiting stay: they are served in turn again, or end
-   * `endpoint_disabled` when their turn comes. `receiverChanged` (another URL) drops its slots
-   * too: what the attempts still in flight to the old receiver meet says nothing of the new one,
-   * nor do they hold its cap. Best effort: without Redis the endpoint's change stands, and only the
-   * gauge of open circuits counts it.
+   * `endpoint_disabled` when their turn comes. Its slots go too, so that what the attempts still
+   * in flight meet reopens no circuit: of an endpoint no longer attempted (it would stay open, and
+   * counted, for ever) or of another receiver (another URL). `keepSlots` (a resume: the same
+   * receiver, attempted again) keeps them, so the receiver's cap holds and their answers count.
+   * Best effort: without Redis the endpoint's change stands, and only the gauge of open circuits
+   * counts it.
    */
-  async forget(endpointId: string, { receiverChanged = false } = {}, now = Date.now()): Promise<void> {
+  async forget(endpointId: string, { keepSlots = false } = {}, now = Date.now()): Promise<void> {
     await this.redis
-      .ohGateForget(this.prefix, now, this.cap, endpointId, receiverChanged ? 1 : 0)
+      .ohGateForget(this.prefix, now, this.cap, endpointId, keepSlots ? 0 : 1)
       .catch((error: Error) => this.logger.warn({ endpoint_id: endpointId, error: error.message }, 'endpoint changed: its circuit could not be dropped'));
   }
 

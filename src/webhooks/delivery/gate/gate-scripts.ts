@@ -238,8 +238,8 @@ return { granted, changes }
 
 /**
  * forget(P, now, cap, endpoint, slots): drops the endpoint's circuit, its run of failures and its
- * hold, and with `slots` 1 its slots too (another receiver: the attempts in flight finish, but
- * their release no longer counts for the endpoint, nor against its cap). Then puts it back in the
+ * hold, and with `slots` 1 its slots too (the attempts in flight finish, but their release no
+ * longer counts for the endpoint, nor against its cap). Then puts it back in the
  * schedule by what waits (an open circuit had pushed its place to the next probe), telling the
  * workers when something is due now.
  */
