@@ -2,7 +2,7 @@
 // request with the service's shortcuts and no framework. The API key comes from an in-memory
 // cache with the service's 10 s expiry (one prepared statement on a miss) and its secret is
 // checked with SHA-256 in constant time every time; the per-key and per-company limits cost the
-// same two Redis counts, sent together (rate-limiter-flexible, the service's library and window); the invoice, or the list
+// same two Redis counts, one after the other (rate-limiter-flexible, the service's library and window); the invoice, or the list
 // page, is the service's own prepared statement with the lines as JSON, mapped by the service's
 // own function and answered with the same members (a signed cursor on the list); the events
 // feed's first page is the feed's own two statements (the company's publishing horizon, then the page below it)
@@ -57,18 +57,15 @@ async function key(prefix) {
 }
 
 /**
- * The key of a valid bearer, counted against its limit and its company's in the same turn as the
- * lookup (as the service does: the company's count waits for the company only when the key was not cached).
+ * The key of a valid bearer, counted against its limit in the same turn as the lookup, then
+ * against its company's (as the service does: the company's count once the key's allowed it).
  */
 async function authenticate(header) {
   const match = KEY.exec(header ?? '');
   if (!match) return null;
   const second = Math.floor(Date.now() / 1000);
-  const company = (tenantId) => limiter.consume(`company:${tenantId}:${second}`);
-  const known = keys.get(match[1]);
-  const counts = [limiter.consume(`${match[1]}:${second}`), ...(known && known.until > Date.now() ? [company(known.key.tenant_id)] : [])];
-  const [found] = await Promise.all([key(match[1]), ...counts]);
-  if (found && counts.length === 1) await company(found.tenant_id);
+  const [found] = await Promise.all([key(match[1]), limiter.consume(`${match[1]}:${second}`)]);
+  if (found) await limiter.consume(`company:${found.tenant_id}:${second}`);
   const hash = createHash('sha256').update(match[2]).digest();
   if (!found || !timingSafeEqual(hash, found.secret_hash) || found.revoked_at || found.deleted_at || (found.expires_at && found.expires_at <= new Date()) || !found.active) return null;
   return found;
