@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalJson, requestHash } from './canonical-json.js';
+import { canonicalJson, requestHashes } from './canonical-json.js';
+
+const requestHash = (body: unknown, query?: Record<string, unknown>) => requestHashes(body, query).request;
 
 /** Rebuilds every object of a JSON value with its members in reverse order. */
 function reversed(value: unknown): unknown {
@@ -38,7 +40,7 @@ describe('canonicalJson', () => {
   });
 });
 
-describe('requestHash', () => {
+describe('requestHashes', () => {
   it('ignores member order at every depth', () => {
     fc.assert(fc.property(fc.jsonValue(), (value) => requestHash(value) === requestHash(reversed(value))));
   });
@@ -63,6 +65,7 @@ describe('requestHash', () => {
     expect(requestHash(null, { since: 'x' })).not.toBe(requestHash(null));
     expect(requestHash(null, { a: '1', b: '2' })).toBe(requestHash(null, { b: '2', a: '1' }));
     expect(requestHash({ a: 1 }, {})).toBe(createHash('sha256').update('{"a":1}').digest('hex'));
+    expect(requestHashes({ a: 1 }, { since: 'x' }).body).toBe(createHash('sha256').update('{"a":1}').digest('hex'));
   });
 
   it('is a 64-character hex SHA-256', () => {

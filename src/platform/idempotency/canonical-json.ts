@@ -20,14 +20,19 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * SHA-256 (hex) of what a request asks besides its path: the canonical JSON of its body (a
- * request without body counts as `null`), then of its query parameters when it has any, so that
- * `replay_failed?since=…` with another `since` is another request. A request without query
- * string hashes its body alone, as records stored before the query counted (and by an older
- * process) were hashed: the store compares those with the body's hash (`hash_covers_query`).
+ * SHA-256 (hex) of what a request asks besides its path: `request` of the canonical JSON of its
+ * body (a request without body counts as `null`), then of its query parameters when it has any,
+ * so that `replay_failed?since=…` with another `since` is another request; `body` of its body
+ * alone, as records stored before the query counted (and by an older process) were hashed, which
+ * the store compares with it (`hash_covers_query`). Without a query string the two are one.
  */
-export function requestHash(body: unknown, query: Record<string, unknown> = {}): string {
-  const hash = createHash('sha256').update(canonicalJson(body));
-  if (Object.keys(query).length > 0) hash.update(`\n?${canonicalJson(query)}`);
-  return hash.digest('hex');
+export function requestHashes(body: unknown, query: Record<string, unknown> = {}): { request: string; body: string } {
+  const canonicalBody = canonicalJson(body);
+  const bodyHash = sha256(canonicalBody);
+  if (Object.keys(query).length === 0) return { request: bodyHash, body: bodyHash };
+  return { request: sha256(`${canonicalBody}\n?${canonicalJson(query)}`), body: bodyHash };
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
 }

@@ -9,7 +9,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { isTransientFault } from '../errors/transient-faults.js';
 import { Metrics } from '../metrics/metrics.service.js';
-import { requestHash } from './canonical-json.js';
+import { requestHashes } from './canonical-json.js';
 import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
 import { routePattern } from '../logging/request-log.js';
@@ -77,7 +77,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
         method: request.method,
         path: canonicalPath(request),
       },
-      { request: requestHash(request.body, request.query), body: requestHash(request.body) },
+      requestHashes(request.body, request.query),
     );
     switch (outcome.kind) {
       case 'conflict':

@@ -140,7 +140,7 @@ export class IdempotencyStore implements OnModuleInit {
     });
   }
 
-  /** `hashes`: the request's (requestHash), and its body's alone, to compare with rows hashed so. */
+  /** `hashes`: the request's and its body's alone (requestHashes), to compare with rows hashed so. */
   async claim(scope: IdempotencyScope, hashes: { request: string; body: string }): Promise<ClaimOutcome> {
     // A row seen as conflicting can vanish before it is read (its request was not stored, or it
     // expired and was cleaned up); the next attempt then claims it.
