@@ -228,10 +228,7 @@ export class McpHttpService {
         return refuse({ code: INVALID_PARAMS, message: 'Invalid params: initialize takes protocolVersion (a string), capabilities (an object) and clientInfo {name, version}.' });
       }
       const refused = message?.method === 'tools/call' ? this.tools.argumentsRefusal(message.params?.arguments) : undefined;
-      if (refused?.argument !== undefined) {
-        return refuse({ code: INVALID_PARAMS, message: `Invalid params: unknown argument ${refused.argument}.`, data: { field: `arguments.${refused.argument}` } });
-      }
-      if (refused !== undefined) return refuse({ code: INVALID_PARAMS, message: `Invalid params: ${refused.reason}.`, data: { field: 'arguments' } });
+      if (refused !== undefined) return refuse({ code: INVALID_PARAMS, message: `Invalid params: ${refused.reason}.`, data: { field: refused.field } });
     }
     // The calls the SDK will run (well-formed requests, their name the one the headers give).
     const named = header(request, 'mcp-name');
@@ -337,10 +334,7 @@ export class McpHttpService {
     const toolRequest: ToolRequest = { caller, selection, calls: typeof params.name === 'string' ? [params.name] : [] };
     if (route === 'tools/call') {
       const refused = this.tools.argumentsRefusal(params.arguments);
-      if (refused?.argument !== undefined) {
-        throw new DomainException('McpInvalidRequest', `Unknown argument ${refused.argument}: ${refused.reason}.`, { field: `arguments.${refused.argument}` });
-      }
-      if (refused !== undefined) throw new DomainException('McpInvalidRequest', `The call has ${refused.reason}.`, { field: 'arguments' });
+      if (refused !== undefined) throw new DomainException('McpInvalidRequest', `Invalid arguments: ${refused.reason}.`, { field: refused.field });
       this.tools.noteRefusedArguments(toolRequest, params.name as string, params.arguments);
     }
     const answer: ShortcutAnswer = await this.tools.shortcut(toolRequest, route, params);

@@ -155,9 +155,9 @@ export class ToolServer implements OnModuleDestroy {
   argumentsRefusal(args: unknown): ArgumentsRefusal | undefined {
     if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
     const names = Object.keys(args);
-    const unknown = names.find((argument) => argument in Object.prototype || argument.length > MAX_ARGUMENT_NAME_LENGTH);
-    if (unknown !== undefined) return { argument: unknown.slice(0, MAX_ARGUMENT_NAME_LENGTH), reason: 'no tool takes it' };
-    if (names.length > MAX_ARGUMENTS) return { reason: `${names.length} arguments, where a tool takes at most ${MAX_ARGUMENTS}` };
+    const unknown = names.find((argument) => argument in Object.prototype || argument.length > MAX_ARGUMENT_NAME_LENGTH)?.slice(0, MAX_ARGUMENT_NAME_LENGTH);
+    if (unknown !== undefined) return { field: `arguments.${unknown}`, reason: `unknown argument ${unknown}` };
+    if (names.length > MAX_ARGUMENTS) return { field: 'arguments', reason: `${names.length} arguments, where a tool takes at most ${MAX_ARGUMENTS}` };
     return undefined;
   }
 
@@ -263,9 +263,9 @@ export class ToolServer implements OnModuleDestroy {
 
 type CallOutcome = 'ok' | 'refused' | 'failed';
 
-/** Arguments refused before the SDK sees them: one named, or their number. */
+/** Arguments refused before the SDK sees them: the member at fault (one argument, or all), and why. */
 export interface ArgumentsRefusal {
-  readonly argument?: string;
+  readonly field: string;
   readonly reason: string;
 }
 

@@ -162,17 +162,14 @@ export class DeliveryGate implements OnApplicationShutdown {
   }
 
   /**
-   * Drops an endpoint's circuit and hold when it stops being attempted (paused, deleted or
-   * disabled: an open circuit would stay open, and counted, for ever), is resumed (it starts
-   * closed, as it starts afresh towards auto-disable) or is given another URL (a circuit and a
-   * Retry-After describe a receiver: the new one is tried at once, not after the old one's
-   * cool-down). Deliveries it still has waiting stay: they are served in turn again, or end
-   * `endpoint_disabled` when their turn comes. Its slots go too, so that what the attempts still
-   * in flight meet reopens no circuit: of an endpoint no longer attempted (it would stay open, and
-   * counted, for ever) or of another receiver (another URL). `keepSlots` (a resume: the same
-   * receiver, attempted again) keeps them, so the receiver's cap holds and their answers count.
-   * Best effort: without Redis the endpoint's change stands, and only the gauge of open circuits
-   * counts it.
+   * Drops an endpoint's circuit, its hold and its slots when it stops being attempted (paused,
+   * deleted or disabled: an open circuit would stay open, and counted, for ever), gets another URL
+   * (a circuit and a Retry-After describe a receiver: the new one is tried at once) or is resumed
+   * (it starts closed, as it starts afresh towards auto-disable). Without its slots, what the
+   * attempts still in flight meet reopens nothing; `keepSlots` (a resume: the same receiver,
+   * attempted again) keeps them, so its cap holds and their answers count. Deliveries still
+   * waiting stay: served in turn again, or ended `endpoint_disabled`. Best effort: without Redis
+   * the endpoint's change stands, and only the gauge of open circuits counts it.
    */
   async forget(endpointId: string, { keepSlots = false } = {}, now = Date.now()): Promise<void> {
     await this.redis
