@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import pg from 'pg';
 import { Metrics } from '../src/platform/metrics/metrics.service.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
@@ -87,5 +87,50 @@ describe("one company's share of the REST API's pool (e2e)", () => {
     } finally {
       await locker.query('ROLLBACK');
     }
+  });
+
+  it('drops a pipelined request whose connection closed while it waited for a turn, and logs it as 499: its response, queued behind another, never closes', async () => {
+    const [locked, other] = await Promise.all([0, 1].map(() => api.http.post('/v1/invoices').set('Authorization', attacker.auth).send(fin.invoiceBody())));
+    const { port } = api.app.getHttpServer().address() as AddressInfo;
+    const gone = async () => Number(/http_request_duration_seconds_count\{method="PATCH",route="\/v1\/invoices\/:id",status="499"\} (\d+)/.exec(await api.app.get(Metrics).registry.metrics())?.[1] ?? 0);
+    const goneBefore = await gone();
+    // The second pipelined request's invoice is locked too, so that its handler, if it ran, would be seen waiting.
+    const otherLocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await otherLocker.connect();
+    try {
+      await otherLocker.query('BEGIN');
+      await otherLocker.query('SELECT id FROM invoices WHERE id = $1 FOR UPDATE', [other.body.id]);
+      await locker.query('BEGIN');
+      await locker.query('SELECT id FROM invoices WHERE id = $1 FOR UPDATE', [locked.body.id]);
+      let waiting: Promise<unknown>[] = [];
+      try {
+        waiting = Array.from({ length: 3 }, (_, n) => api.http.patch(`/v1/invoices/${locked.body.id}`).set('Authorization', attacker.auth).send({ notes: `held ${n}` }).then((res) => res));
+        await waitFor(async () => (await waitingOnLocks()) === 3, 10_000, 'three of the four turns waiting on the lock');
+        // Two requests in one write: the first takes the last turn and waits on the lock, the second waits for a turn.
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        const patch = (id: string, notes: string) => {
+          const body = JSON.stringify({ notes });
+          return `PATCH /v1/invoices/${id} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${attacker.auth}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+        };
+        socket.write(patch(locked.body.id, 'pipelined first') + patch(other.body.id, 'pipelined second'));
+        await waitFor(async () => (await waitingOnLocks()) === 4, 10_000, 'the first pipelined request waiting on the lock');
+        socket.destroy();
+        // Both logged as the client leaving when the connection closes, the second although its response never does.
+        await waitFor(async () => (await gone()) - goneBefore === 2, 10_000, 'both pipelined requests logged as 499');
+      } finally {
+        await locker.query('ROLLBACK');
+      }
+      // The four ending hand the waiting request its turn before they answer.
+      await Promise.all(waiting);
+      const read = await api.http.get(`/v1/invoices/${other.body.id}`).set('Authorization', attacker.auth);
+      expect(read.status).toBe(200);
+      expect(await waitingOnLocks()).toBe(0);
+    } finally {
+      await otherLocker.query('ROLLBACK');
+      await otherLocker.end();
+    }
+    const after = await api.http.get(`/v1/invoices/${other.body.id}`).set('Authorization', attacker.auth);
+    expect(after.body.notes).toBe(other.body.notes);
   });
 });

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { whenClosed } from '../logging/request-log.js';
 
 /**
  * Counts a server's requests in flight, so that a stopping process can say what it drained.
@@ -9,7 +10,7 @@ export function trackRequests(server: Server, drainMs: number): { inFlight: () =
   let inFlight = 0;
   server.on('request', (_request, response) => {
     inFlight += 1;
-    response.once('close', () => (inFlight -= 1));
+    whenClosed(response, () => (inFlight -= 1));
   });
   return {
     inFlight: () => inFlight,

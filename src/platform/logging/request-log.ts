@@ -43,7 +43,7 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
     const started = performance.now();
     // Read now: a request destroyed while its body is read (one over the limit) has no socket by its close.
     const socket = request.socket as AnsweredSocket;
-    response.once('close', () =>
+    whenClosed(response, () =>
       record(request, {
         method: request.method,
         route: route(request),
@@ -53,6 +53,28 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
     );
     next();
   };
+}
+
+/**
+ * Calls `listener` once, when the response closes or, for a response queued behind another on a
+ * pipelined connection (it has no socket yet), when the connection closes first: Node never
+ * closes such a response, so its request would go unlogged and uncounted.
+ */
+export function whenClosed(response: ServerResponse, listener: () => void): void {
+  const socket = response.socket ? undefined : response.req.socket;
+  if (!socket) {
+    response.once('close', listener);
+    return;
+  }
+  let called = false;
+  const once = () => {
+    if (called) return;
+    called = true;
+    socket.off('close', once);
+    listener();
+  };
+  response.once('close', once);
+  socket.once('close', once);
 }
 
 /**
