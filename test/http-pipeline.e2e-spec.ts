@@ -109,20 +109,23 @@ describe('request pipeline and errors (e2e)', () => {
       expectProblem(res, 422, 'errors.common.validation.malformed_json', 'validation');
     });
 
-    it('answers 415 unsupported_media_type to a charset it cannot decode', async () => {
-      const res = await rawRequest(
-        api.app,
-        'POST',
-        '/v1/test_events',
-        { Authorization: session.auth, 'Content-Type': 'application/json; charset=latin1' },
-        '{}',
-      );
-      expectProblem(
-        { ...res, headers: res.headers as Record<string, string>, body: JSON.parse(res.body.toString()) },
-        415,
-        'errors.common.unsupported_media_type',
-        'bad-request',
-      );
+    it('answers 415 unsupported_media_type to a charset other than UTF-8, one body-parser could decode included', async () => {
+      // UTF-7 and UTF-16 bodies were decoded and accepted: a body whose bytes hold no quote at all made a draft.
+      const utf7 = '{+ACI-name+ACI-:+ACI-seven+ACI-}';
+      const utf16 = Buffer.from('{"name":"sixteen"}', 'utf16le');
+      for (const [charset, body] of [['latin1', '{}'], ['utf-7', utf7], ['UTF-16LE', utf16], ['utf-16', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16])], ['"utf-32"', '{}'], ['', '{}']] as const) {
+        const res = await rawRequest(api.app, 'POST', '/v1/test_events', { Authorization: session.auth, 'Content-Type': `application/json; charset=${charset}` }, body);
+        const problem = JSON.parse(res.body.toString());
+        expectProblem({ ...res, headers: res.headers as Record<string, string>, body: problem }, 415, 'errors.common.unsupported_media_type', 'bad-request');
+        expect(problem.field).toBe('Content-Type');
+      }
+    });
+
+    it('reads a body declared utf-8 or utf8, in any case and quoted', async () => {
+      for (const charset of ['utf-8', 'UTF-8', 'utf8', 'UTF8', '"utf8"']) {
+        const res = await rawRequest(api.app, 'POST', '/v1/test_events', { Authorization: session.auth, 'Content-Type': `application/json; charset=${charset}` }, JSON.stringify({ name: `é ${charset}` }));
+        expect(res.status).toBe(201);
+      }
     });
 
     it('reads a gzip body, answers 422 invalid_input saying why to one that is not gzip, and 413 to one that inflates past 1 MB', async () => {

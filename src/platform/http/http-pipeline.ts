@@ -12,7 +12,7 @@ import { markAnsweredOnSocket, onRequestDone, requestLogLine } from '../logging/
 import { Metrics } from '../metrics/metrics.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../tracing/trace-id.js';
 import { allowedMethods } from './allowed-methods.js';
-import { checkBody, checkQuery, checkUtf8, hasBody, notJson } from './request-checks.js';
+import { checkBody, checkJsonCharset, checkQuery, checkUtf8, hasBody, notJson, withUtf8Charset } from './request-checks.js';
 import { securityHeaders } from './security-headers.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
@@ -162,20 +162,24 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     next();
   });
   app.use((request: Request, _response: Response, next: NextFunction) => {
-    if (routed.has(request) && !request.is(JSON_TYPES)) throw notJson(request.headers['content-type']);
+    if (routed.has(request)) {
+      const contentType = request.headers['content-type'];
+      if (!request.is(JSON_TYPES)) throw notJson(contentType);
+      if (checkJsonCharset(contentType).alias) request.headers['content-type'] = withUtf8Charset(contentType!);
+    }
     next();
   });
   // strict: false lets any JSON value through, so routes answer "not an object" with their own key.
-  // verify sees the raw bytes: a body declared UTF-8 (or with no charset) must be UTF-8. A body
+  // verify sees the raw bytes, which must be UTF-8 (the only charset let through above). A body
   // of no bytes is no body, whatever its Content-Type: body-parser would make it `{}`.
   const emptyBodies = new WeakSet<object>();
   const json = express.json({
     limit: BODY_LIMIT,
     strict: false,
     type: JSON_TYPES,
-    verify: (request, _response, body, encoding) => {
+    verify: (request, _response, body) => {
       if (body.length === 0) emptyBodies.add(request);
-      return encoding === 'utf-8' && checkUtf8(body);
+      checkUtf8(body);
     },
   });
   app.use((request: Request, response: Response, next: NextFunction) => (routed.has(request) ? json(request, response, next) : next()));

@@ -110,11 +110,32 @@ export function checkJsonHeaders(headers: IncomingHttpHeaders): void {
   const contentType = headers['content-type'];
   const type = contentType?.split(';')[0].trim().toLowerCase();
   if (hasBody(headers) && type !== 'application/json' && !/^application\/[!#$%&'*.^`|~\w-]+\+json$/.test(type ?? '')) throw notJson(contentType);
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? '')?.[1].toLowerCase();
+  checkJsonCharset(contentType);
   const encoding = headers['content-encoding']?.trim().toLowerCase();
-  const unreadable = (field: string) => new DomainException('UnsupportedMediaType', 'This operation reads a body of UTF-8 JSON, uncompressed.', { field });
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw unreadable('Content-Type');
-  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') throw unreadable('Content-Encoding');
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    throw new DomainException('UnsupportedMediaType', 'This operation reads a body of UTF-8 JSON, uncompressed.', { field: 'Content-Encoding' });
+  }
+}
+
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/**
+ * A JSON body's declared charset, which must be UTF-8 (RFC 8259: JSON exchanged between systems
+ * is UTF-8), else a 415: a body declared UTF-16 or UTF-7 would be decoded by body-parser and
+ * judged on text its bytes do not show. Answers whether it was written `utf8`, the alias many
+ * clients send.
+ */
+export function checkJsonCharset(contentType: string | undefined): { alias: boolean } {
+  const charset = CHARSET.exec(contentType ?? '')?.[1].toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new DomainException('UnsupportedMediaType', `The body's charset is ${charset.slice(0, 40) || 'empty'}; this operation reads UTF-8 JSON.`, { field: 'Content-Type' });
+  }
+  return { alias: charset === 'utf8' };
+}
+
+/** The Content-Type with its `utf8` charset written `utf-8`, the one name body-parser reads. */
+export function withUtf8Charset(contentType: string): string {
+  return contentType.replace(CHARSET, '; charset=utf-8');
 }
 
 /** Whether the request carries body bytes (an empty body with a Content-Type is no body). */
