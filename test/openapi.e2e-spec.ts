@@ -96,7 +96,7 @@ describe('OpenAPI document (e2e)', () => {
       for (const { path, operation } of operations(document)) {
         if (isUnversionedPath(path)) {
           expect(operation.parameters ?? []).not.toContainEqual({ $ref: '#/components/parameters/OhVersion' });
-          expect(Object.keys(operation.responses)).not.toEqual(expect.arrayContaining(['400']));
+          expect(operation.responses['400'].description).not.toContain('unsupported_version');
           expect(operation.responses['200'].headers['OH-Version']).toBeUndefined();
         } else {
           expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/OhVersion' });
@@ -104,14 +104,17 @@ describe('OpenAPI document (e2e)', () => {
       }
     });
 
-    it('answers every error response with the Problem schema, and documents 400, 410, 500 and 503 on every versioned operation', () => {
+    it('answers every error response with the Problem schema, and documents 400, 410, 417, 500 and 503 on every versioned operation', () => {
       expect(Object.keys(document.components.schemas.ProblemDto.properties)).toEqual(
         expect.arrayContaining(['type', 'title', 'status', 'detail', 'detail_key', 'errors', 'missing_scope']),
       );
       let errorResponses = 0;
       for (const { path, operation } of operations(document)) {
-        const pipeline = isUnversionedPath(path) ? ['431', '500'] : ['400', '410', '431', '500', '503'];
+        const pipeline = isUnversionedPath(path) ? ['400', '417', '431', '500'] : ['400', '410', '417', '431', '500', '503'];
         expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(pipeline));
+        // Node's parser refuses a malformed request on any path, before anything else runs.
+        expect(operation.responses['400'].description).toContain('`errors.common.malformed_request`');
+        expect(operation.responses['417'].description).toContain('`errors.common.expectation_failed`');
         for (const [status, response] of Object.entries(operation.responses as Json)) {
           expect(response.headers['x-trace-id']).toEqual({ $ref: '#/components/headers/TraceId' });
           if (Number(status) < 400) continue;
@@ -219,6 +222,25 @@ describe('OpenAPI document (e2e)', () => {
       expect(document.paths['/v1/invoices'].get.responses['400'].content['application/problem+json'].example.detail_key).toBe('errors.platform.versioning.unsupported_version');
       // A created invoice is a draft: no number, not issued, not voided.
       expect(create['201'].content['application/json'].example).toMatchObject({ status: 'draft', number: null, issued_at: null, voided_at: null });
+    });
+
+    it('names every detail_key the API and the agent-tool server answer with, each on the operations that give it', () => {
+      const text = JSON.stringify(document);
+      const unnamed = Object.values(Errors).filter((entry) => !entry.detailKey.startsWith('errors.admin.') && !text.includes(`\`${entry.detailKey}\``));
+      expect(unnamed.map((entry) => entry.detailKey)).toEqual([]);
+      const invoiceWrites = [document.paths['/v1/invoices'].post, document.paths['/v1/invoices/{id}'].patch, document.paths['/v1/invoices/{id}/void'].post];
+      for (const key of ['InvoiceInvalidBody', 'InvoiceValidationFailed', 'MalformedJson'] as const) {
+        for (const operation of invoiceWrites) expect(operation.responses['422'].description).toContain(`\`${Errors[key].detailKey}\``);
+      }
+      for (const operation of invoiceWrites.slice(1)) expect(operation.responses['404'].description).toContain('`errors.integrations.invoices.not_found`');
+      const deliveries = '/v1/webhook_endpoints/{id}/deliveries';
+      for (const operation of [document.paths[deliveries].get, document.paths[`${deliveries}/replay_failed`].post, document.paths[`${deliveries}/{delivery_id}`].get]) {
+        expect(operation.responses['404'].description).toContain(`\`${Errors.WebhookEndpointNotFound.detailKey}\``);
+      }
+      const replay = document.paths[`${deliveries}/{delivery_id}/replay`].post.responses;
+      expect(replay['403'].description).toContain(`\`${Errors.WebhookPiiNotGranted.detailKey}\``);
+      for (const key of ['WebhookDeliveryPending', 'WebhookEndpointNotActive', 'IdempotencyBodyMismatch'] as const) expect(replay['409'].description).toContain(`\`${Errors[key].detailKey}\``);
+      expect(document.paths[`${deliveries}/replay_failed`].post.responses['409'].description).toContain(`\`${Errors.WebhookEndpointNotActive.detailKey}\``);
     });
 
     it('closes every request body schema, nested lines included: the DTO refuses members it does not declare', () => {

@@ -38,8 +38,8 @@ describe('problem type pages (e2e)', () => {
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
     expect(res.text).toContain('<h1>Validation failed</h1>');
     expect(res.text).toContain(Errors.InvoiceLineInvalid.detailKey);
-    // The resources' own keys are shown as their pattern, escaped.
-    expect(res.text).toContain('errors.integrations.&#60;resource&#62;.invalid_cursor');
+    // The resources' own keys, each of them.
+    expect(res.text).toContain('errors.integrations.leave_requests.invalid_cursor');
   });
 
   it('lists every problem type, each API detail key under its own type once, and not the admin CLI keys', async () => {
@@ -53,7 +53,12 @@ describe('problem type pages (e2e)', () => {
       if (definition.detailKey.startsWith('errors.admin.')) expect(listed).not.toContain(definition.detailKey);
       else expect(types.find((entry) => entry.type.endsWith(`/${definition.type}`))?.detail_keys).toContainEqual(expect.objectContaining({ detail_key: definition.detailKey, status: definition.status }));
     }
-    expect(listed).toEqual(expect.arrayContaining(['errors.integrations.<resource>.invalid_cursor', 'errors.integrations.<resource>.not_found']));
+    // Each readable resource's own keys, as its operations name them: the keys a client meets, not a pattern.
+    const document = (await api.http.get('/v1/openapi.json')).body;
+    const resources = Object.keys(document.paths).flatMap((path) => /^\/v1\/(\w+)\/\{id\}$/.exec(path)?.[1] ?? []).filter((name) => document.paths[`/v1/${name}/{id}`].get?.responses['404']?.description.includes(`errors.integrations.${name}.not_found`));
+    expect(resources).toEqual(expect.arrayContaining(['invoices', 'vehicles', 'leave_requests', 'tickets']));
+    for (const name of resources) expect(listed).toEqual(expect.arrayContaining([`errors.integrations.${name}.invalid_cursor`, `errors.integrations.${name}.not_found`]));
+    expect(listed.filter((key) => key.includes('<'))).toEqual([]);
   });
 
   it.each(['no-such-type', '__proto__', 'constructor'])('answers an unknown type %s with a 404 problem', async (slug) => {

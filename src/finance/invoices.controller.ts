@@ -6,7 +6,9 @@ import { RequireScopes } from '../platform/route-access/require-scopes.decorator
 import { Scope } from '../platform/catalog/scopes.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator.js';
-import { ApiProblemResponses } from '../platform/api-docs/api-problem-responses.decorator.js';
+import { ApiProblem, detailKey } from '../platform/api-docs/api-problem-responses.decorator.js';
+import { resourceErrors } from '../platform/catalog/errors.js';
+import { invoicesResource } from './invoices.resource.js';
 import { UuidPipe } from '../platform/validation/uuid.pipe.js';
 import { ValidBody } from '../platform/validation/validated-body.js';
 import { CreateInvoiceDto } from './dto/create-invoice.dto.js';
@@ -16,6 +18,8 @@ import { VoidInvoiceDto } from './dto/void-invoice.dto.js';
 import { InvoicesService } from './invoices.service.js';
 
 const ID_PARAM = ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } });
+const NOT_FOUND = ApiProblem(404, `\`${resourceErrors(invoicesResource.name).notFound.detailKey}\`: no such invoice for this company.`);
+const MALFORMED = `${detailKey('MalformedJson')} (not JSON)`;
 
 const CREATE_ERRORS =
   'A body with several faults answers with the first check that fails, in this order: ' +
@@ -49,7 +53,12 @@ export class InvoiceWritesController {
   })
   @ApiBody({ type: CreateInvoiceDto })
   @ApiCreatedResponse({ type: InvoiceDto, headers: { Location: { description: 'URL of the new invoice.', schema: { type: 'string' } } } })
-  @ApiProblemResponses(422)
+  @ApiProblem(
+    422,
+    `In the order of the checks: ${MALFORMED}, ${detailKey('InvoiceInvalidBody')}, ${detailKey('InvoiceRequired')}, ${detailKey('InvoiceLineInvalid')}, ` +
+      `${detailKey('InvoiceValidationFailed')}, ${detailKey('CurrencyNotEnabled')}, ${detailKey('InvalidReference')}, ${detailKey('InvoiceLineInvalid')} ` +
+      `(code tax_rate_conflict), ${detailKey('InvoiceCreateFailed')}; see the description.`,
+  )
   async create(@CurrentAuth() auth: AuthContext, @ValidBody(CreateInvoiceDto) body: CreateInvoiceDto, @Res({ passthrough: true }) response: Response): Promise<InvoiceDto> {
     const invoice = await this.invoices.create(auth.tenantId, body);
     response.setHeader('Location', `${this.config.publicBaseUrl}/v1/invoices/${invoice.id}`);
@@ -71,7 +80,13 @@ export class InvoiceWritesController {
   })
   @ApiBody({ type: UpdateInvoiceDto })
   @ApiOkResponse({ type: InvoiceDto })
-  @ApiProblemResponses(422)
+  @NOT_FOUND
+  @ApiProblem(
+    422,
+    `In the order of the checks: ${detailKey('InvalidInput')} (an id not a UUID), ${MALFORMED}, ${detailKey('InvoiceInvalidBody')}, ` +
+      `${detailKey('InvoiceValidationFailed')}, ${detailKey('InvoiceNoWritableFields')}, (404), ${detailKey('InvoiceUpdateFailed')}, ` +
+      `${detailKey('InvoiceValidationFailed')} (due_before_issue), ${detailKey('CurrencyNotEnabled')}, ${detailKey('InvalidReference')}.`,
+  )
   update(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(UpdateInvoiceDto) body: UpdateInvoiceDto): Promise<InvoiceDto> {
     return this.invoices.update(auth.tenantId, id, body);
   }
@@ -91,7 +106,13 @@ export class InvoiceWritesController {
   })
   @ApiBody({ type: VoidInvoiceDto, required: false })
   @ApiOkResponse({ type: InvoiceDto })
-  @ApiProblemResponses(422)
+  @NOT_FOUND
+  @ApiProblem(
+    422,
+    `${detailKey('InvalidInput')} (an id not a UUID), ${MALFORMED}, ${detailKey('InvoiceInvalidBody')}, ${detailKey('InvoiceValidationFailed')} ` +
+      `(an unknown member or a bad reason), ${detailKey('InvalidInvoiceStatusForVoid')} (draft, paid or void), ${detailKey('InvoiceVoidFailed')} ` +
+      '(a received, unrefunded payment).',
+  )
   void(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @ValidBody(VoidInvoiceDto) body: VoidInvoiceDto): Promise<InvoiceDto> {
     return this.invoices.void(auth, id, body);
   }

@@ -7,8 +7,8 @@ import { ProblemDto } from './problem.dto.js';
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Requested OH-Version is not supported.',
   401:
-    'Missing or invalid API key, two Authorization headers, or a key offered in X-API-Key, ?access_token= or ?api_key= ' +
-    '(refused whatever else the request carries).',
+    `\`${Errors.Unauthenticated.detailKey}\`: a missing or invalid API key, two Authorization headers, or a key offered in X-API-Key, ` +
+    '?access_token= or ?api_key= (refused whatever else the request carries).',
   403: 'The API key lacks a required scope (`missing_scope`).',
   404: 'Not found for this company or key; `errors.common.tenant_not_found` when the company is inactive.',
   409: 'Conflict (idempotency or state).',

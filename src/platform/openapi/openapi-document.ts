@@ -36,12 +36,12 @@ The current version is \`${CURRENT_API_VERSION}\`; supported versions: ${SUPPORT
 - Money is an integer amount in the currency's minor unit, in fields ending in \`_minor\`, paired with \`currency\` (ISO 4217, three upper-case letters).
 - Timestamps (fields ending in \`_at\`) are RFC 3339 in UTC; calendar dates (fields ending in \`_date\`) are \`YYYY-MM-DD\`.
 - Identifiers (\`id\`, \`*_id\`) are UUID strings. A malformed id in a path gives 422 \`${Errors.InvalidInput.detailKey}\`.
-- Every response carries an \`${TRACE_HEADER}\` header (32 hex digits). A valid W3C \`traceparent\` request header continues the caller's trace: its trace id is used. Quote it when reporting a problem.
+- Every answer of a versioned operation carries \`Cache-Control: no-store\`: it holds a company's data. Every response carries an \`${TRACE_HEADER}\` header (32 hex digits). A valid W3C \`traceparent\` request header continues the caller's trace: its trace id is used. Quote it when reporting a problem.
 - Lists take \`limit\` (integer, default ${DEFAULT_LIMIT}; below 1 counts as 1, above ${MAX_LIMIT} as ${MAX_LIMIT}) and \`cursor\` (the opaque \`next_cursor\` of the previous page, passed back unchanged) and answer \`{data, next_cursor, has_more}\`, newest first (creation time to the microsecond, then id). A cursor the list did not issue gives 422 with the list's \`invalid_cursor\` key.
 - POST, PATCH and DELETE accept an \`Idempotency-Key\` header: a repeat within 24 hours returns the first answer with \`Idempotency-Replayed: true\`.
 
 ## Agent-tool server
-The same resources are readable by AI agents through a Model Context Protocol server on its own address (Streamable HTTP, \`POST /mcp\`; \`GET /handshake\` for versions and capabilities; REST shortcuts \`POST /tools/list\` and \`POST /tools/call\`). It takes \`Authorization: Bearer oht_<token>\` plus \`X-OH-Tenant\` (the company's slug or id) and refuses API keys; this API refuses \`oht_\` tokens with 401. A missing, unknown or revoked token, a missing or foreign tenant, or an inactive company gives 401 \`${Errors.McpUnauthenticated.detailKey}\` (this problem body, with \`WWW-Authenticate: Bearer\`). Each token may make ${config.MCP_RATE_LIMIT_PER_MINUTE} requests per minute (429 \`${Errors.RateLimited.detailKey}\` with \`Retry-After\`). Tools: \`list_records\`, \`get_record\`, \`search_records\`, \`recent_changes\` and \`summarise\`, whose \`resource\` (or \`area\`) argument names any list operation below (or area); \`X-MCP-Toolsets\` narrows them to areas, and \`X-MCP-Tools\` asks for per-resource tools (\`list_\`, \`get_\`, \`search_\`, \`recent_<resource>\`, \`summarise_<area>\`) by name.
+The same resources are readable by AI agents through a Model Context Protocol server on its own address (Streamable HTTP, \`POST /mcp\`; \`GET /handshake\` for versions and capabilities; REST shortcuts \`POST /tools/list\` and \`POST /tools/call\`). It takes \`Authorization: Bearer oht_<token>\` plus \`X-OH-Tenant\` (the company's slug or id) and refuses API keys; this API refuses \`oht_\` tokens with 401. A missing, unknown or revoked token, a missing or foreign tenant, or an inactive company gives 401 \`${Errors.McpUnauthenticated.detailKey}\` (this problem body, with \`WWW-Authenticate: Bearer\`). A browser \`Origin\` it does not accept gives 403 \`${Errors.McpOriginNotAllowed.detailKey}\`; a shortcut body that is not \`{name, arguments}\` with a known tool name, 422 \`${Errors.McpInvalidRequest.detailKey}\`. Each token may make ${config.MCP_RATE_LIMIT_PER_MINUTE} requests per minute (429 \`${Errors.RateLimited.detailKey}\` with \`Retry-After\`). Tools: \`list_records\`, \`get_record\`, \`search_records\`, \`recent_changes\` and \`summarise\`, whose \`resource\` (or \`area\`) argument names any list operation below (or area); \`X-MCP-Toolsets\` narrows them to areas, and \`X-MCP-Tools\` asks for per-resource tools (\`list_\`, \`get_\`, \`search_\`, \`recent_<resource>\`, \`summarise_<area>\`) by name.
 
 ## Errors
 Every error is \`${PROBLEM_CONTENT_TYPE}\` (RFC 9457, schema \`${ProblemDto.name}\`) with a stable \`detail_key\`; \`type\` is a URL under \`${config.errorsBaseUrl}\` which, under the default, answers a page on the type and every \`detail_key\` it carries (\`GET /errors/{type}\`, no key). An unknown path gives 404 \`${Errors.RouteNotFound.detailKey}\`; a known path with another method gives 405 \`${Errors.MethodNotAllowed.detailKey}\` with an \`Allow\` header. A request body must be JSON of at most ${BODY_LIMIT.toUpperCase()}: malformed JSON gives 422 \`${Errors.MalformedJson.detailKey}\`, a larger body 413 \`${Errors.PayloadTooLarge.detailKey}\`. A 5xx never carries internal details.
@@ -59,19 +59,21 @@ During the 24 hours after a \`rotate_secret\`, both the new and the previous sec
 const problemResponse = (text: string) => ({ description: text, content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: PROBLEM_REF } } } });
 
 /** Error answers the request pipeline gives on any operation, whatever its controller declares. */
+const MALFORMED_REQUEST = `\`${Errors.MalformedRequest.detailKey}\`: a request Node's HTTP parser refuses (a malformed request line or header, a bad chunked body); the connection is closed`;
 const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
-  400: problemResponse(`\`${Errors.UnsupportedVersion.detailKey}\`: the requested ${VERSION_HEADER} is not supported.`),
+  400: problemResponse(`\`${Errors.UnsupportedVersion.detailKey}\`: the requested ${VERSION_HEADER} is not supported; ${MALFORMED_REQUEST}.`),
+  417: problemResponse(`\`${Errors.ExpectationFailed.detailKey}\`: an \`Expect\` header other than \`100-continue\`.`),
   410: problemResponse(`\`${Errors.VersionSunset.detailKey}\`: the requested ${VERSION_HEADER} has been sunset.`),
   408: problemResponse(`The request, headers and body, did not arrive within HTTP_REQUEST_TIMEOUT_MS (30 s by default): \`${Errors.RequestTimeout.detailKey}\`; the connection is closed.`),
   431: problemResponse(`Request headers over the server's limit (16 KiB): \`${Errors.HeadersTooLarge.detailKey}\`.`),
-  500: problemResponse(`Unexpected failure; the body carries no internal details. Quote the ${TRACE_HEADER} header.`),
+  500: problemResponse(`\`${Errors.Internal.detailKey}\`: an unexpected failure; the body carries no internal details. Quote the ${TRACE_HEADER} header.`),
   503: problemResponse(
     `\`${Errors.ServiceUnavailable.detailKey}\`: the database or the queue did not answer in time (a statement over DATABASE_STATEMENT_TIMEOUT_MS, 10 s by default, or no free connection), or the company's requests took their whole share of the server for as long (API_TENANT_CONCURRENCY at once per process); repeat the request after \`Retry-After\` seconds.`,
   ),
 };
 /** Every route reads its query string alike, those without parameters too. */
 const QUERY_REFUSED = problemResponse(
-  `\`${Errors.InvalidInput.detailKey}\` naming the parameter in \`field\`: a query parameter given twice or with brackets (\`a=1&a=2\`, \`a[]=1\`).`,
+  `\`${Errors.InvalidInput.detailKey}\` naming the parameter in \`field\`: a query parameter given twice or with brackets (\`a=1&a=2\`, \`a[]=1\`), answered before authentication (without rate-limit headers).`,
 );
 const METHOD_NOT_ALLOWED = {
   ...problemResponse(`\`${Errors.MethodNotAllowed.detailKey}\`: the path is served, but not with this method.`),
@@ -88,9 +90,9 @@ const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
 };
 
 /** Statuses answered before authentication: they carry no rate-limit or idempotency headers. */
-const BEFORE_AUTH = new Set(['400', '401', '405', '408', '410', '413', '415', '431']);
+const BEFORE_AUTH = new Set(['400', '401', '405', '408', '410', '413', '415', '417', '431']);
 /** Statuses answered before the API version is resolved: they carry no OH-Version. */
-const BEFORE_VERSION = new Set(['400', '408', '410', '431']);
+const BEFORE_VERSION = new Set(['400', '408', '410', '417', '431']);
 
 /**
  * Adds what the platform does for every operation but no controller declares: the OH-Version
@@ -121,7 +123,9 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
       const operation = item[method];
       if (!operation) continue;
       if (versioned) operation.parameters = [{ $ref: '#/components/parameters/OhVersion' }, ...(operation.parameters ?? [])];
-      const pipeline = versioned ? PIPELINE_RESPONSES : { 408: PIPELINE_RESPONSES[408], 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
+      const pipeline = versioned
+        ? PIPELINE_RESPONSES
+        : { 400: problemResponse(`${MALFORMED_REQUEST}.`), 408: PIPELINE_RESPONSES[408], 417: PIPELINE_RESPONSES[417], 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
       const added = structuredClone({ ...pipeline, 405: METHOD_NOT_ALLOWED, 422: QUERY_REFUSED, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
       // Cloned: a controller's class-level responses are one object shared by its operations, and one
       // operation's headers (Idempotency-Replayed) would show on the others.

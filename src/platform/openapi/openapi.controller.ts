@@ -33,7 +33,11 @@ export class OpenApiController {
   @ApiResponse({
     status: 304,
     description: 'Not modified: `If-None-Match` names the current document. No body.',
-    headers: { ETag: { description: 'The current entity tag.', schema: { type: 'string' } } },
+    headers: {
+      ETag: { description: 'The current entity tag.', schema: { type: 'string' } },
+      'Cache-Control': { description: '`public, max-age=300`', schema: { type: 'string' } },
+      Vary: { description: '`Accept-Encoding`', schema: { type: 'string' } },
+    },
   })
   serve(@Req() request: Request, @Res() response: Response): void {
     const chosen = this.publication.representation(request.acceptsEncodings('gzip', 'identity') === 'gzip');

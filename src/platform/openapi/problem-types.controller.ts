@@ -3,25 +3,22 @@ import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger'
 import type { Request, Response } from 'express';
 import { ApiProblem, detailKey } from '../api-docs/api-problem-responses.decorator.js';
 import { DOCS_PATH, PROBLEM_TYPES_PATH } from '../api-docs/docs-path.js';
-import { Errors, type ErrorDefinition, PROBLEM_TYPES, type ProblemType, resourceErrors } from '../catalog/errors.js';
+import { Errors, PROBLEM_TYPES, type ProblemType, RESOURCE_KEY, resourceErrors } from '../catalog/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { Public } from '../route-access/require-scopes.decorator.js';
 import { DOCUMENTATION_CACHE_CONTROL } from './openapi.controller.js';
+import { OpenApiPublication } from './openapi-publication.js';
 
 /** The admin CLI's errors go to its stderr, never into an HTTP answer. */
 const CLI_ONLY_PREFIX = 'errors.admin.';
 
-/** The readable resources' own keys, one of each per resource, shown as their pattern. */
-const RESOURCE_KEY_PATTERNS: readonly ErrorDefinition[] = (() => {
-  const { invalidCursor, notFound } = resourceErrors('resources');
-  return [
-    { ...invalidCursor, detailKey: 'errors.integrations.<resource>.invalid_cursor' },
-    { ...notFound, detailKey: 'errors.integrations.<resource>.not_found', title: 'Record not found' },
-  ];
-})();
+const PAGE_HEADERS = {
+  'Cache-Control': { description: `\`${DOCUMENTATION_CACHE_CONTROL}\``, schema: { type: 'string' } },
+  Vary: { description: '`Accept`: HTML or JSON by the request\'s `Accept`.', schema: { type: 'string' } },
+};
 
-const DETAIL_KEYS = [...Object.values(Errors), ...RESOURCE_KEY_PATTERNS].filter((entry) => !entry.detailKey.startsWith(CLI_ONLY_PREFIX));
+const CATALOGUE_KEYS = Object.values(Errors).filter((entry) => !entry.detailKey.startsWith(CLI_ONLY_PREFIX));
 
 interface DetailKeyDoc {
   detail_key: string;
@@ -45,21 +42,37 @@ interface ProblemTypeDoc {
 @ApiTags('Specification')
 @Controller(PROBLEM_TYPES_PATH)
 export class ProblemTypesController {
-  private readonly types: ReadonlyMap<string, ProblemTypeDoc>;
+  private built?: ReadonlyMap<string, ProblemTypeDoc>;
 
-  constructor(@Inject(AppConfig) config: AppConfig) {
-    this.types = new Map(
+  constructor(
+    @Inject(AppConfig) private readonly config: AppConfig,
+    @Inject(OpenApiPublication) private readonly publication: OpenApiPublication,
+  ) {}
+
+  /**
+   * Built at the first request, from the published document: the readable resources' own keys
+   * (`errors.integrations.invoices.not_found`, …) are those its operations name, so the pages
+   * list the keys a client meets, not a pattern of them.
+   */
+  private get types(): ReadonlyMap<string, ProblemTypeDoc> {
+    if (this.built) return this.built;
+    const resources = new Set([...JSON.stringify(this.publication.document()).matchAll(RESOURCE_KEY)].map(([, name]) => name));
+    const catalogued = new Set(CATALOGUE_KEYS.map((entry) => entry.detailKey));
+    const ofResources = [...resources].sort().flatMap((name) => Object.values(resourceErrors(name)));
+    const keys = [...CATALOGUE_KEYS, ...ofResources.filter((entry) => !catalogued.has(entry.detailKey))];
+    this.built = new Map(
       (Object.keys(PROBLEM_TYPES) as ProblemType[]).map((slug) => [
         slug,
         {
-          type: `${config.errorsBaseUrl}/${slug}`,
+          type: `${this.config.errorsBaseUrl}/${slug}`,
           ...PROBLEM_TYPES[slug],
-          detail_keys: DETAIL_KEYS.filter((entry) => entry.type === slug).map(({ detailKey: key, status, title, code }) =>
-            code === undefined ? { detail_key: key, status, title } : { detail_key: key, status, title, code },
-          ),
+          detail_keys: keys
+            .filter((entry) => entry.type === slug)
+            .map(({ detailKey: key, status, title, code }) => (code === undefined ? { detail_key: key, status, title } : { detail_key: key, status, title, code })),
         },
       ]),
     );
+    return this.built;
   }
 
   @Get()
@@ -70,6 +83,7 @@ export class ProblemTypesController {
   })
   @ApiOkResponse({
     description: 'The problem types.',
+    headers: PAGE_HEADERS,
     content: {
       'application/json': { schema: { type: 'object', required: ['data'], properties: { data: { type: 'array', items: problemTypeSchema() } } } },
       'text/html': { schema: { type: 'string' } },
@@ -87,7 +101,7 @@ export class ProblemTypesController {
     summary: 'One problem type',
     description: 'Needs no API key. What a problem `type` URL answers: the type, what it covers, and the `detail_key` values that carry it. HTML when the request prefers it, JSON otherwise.',
   })
-  @ApiOkResponse({ description: 'The problem type.', content: { 'application/json': { schema: problemTypeSchema() }, 'text/html': { schema: { type: 'string' } } } })
+  @ApiOkResponse({ description: 'The problem type.', headers: PAGE_HEADERS, content: { 'application/json': { schema: problemTypeSchema() }, 'text/html': { schema: { type: 'string' } } } })
   @ApiProblem(404, `${detailKey('RouteNotFound')}: no problem type of that name.`)
   one(@Param('type') slug: string, @Req() request: Request, @Res() response: Response): void {
     const found = this.types.get(slug);

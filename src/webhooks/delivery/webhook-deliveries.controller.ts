@@ -4,7 +4,6 @@ import { type AuthContext, CurrentAuth } from '../../platform/auth/auth-context.
 import { RequireScopes } from '../../platform/route-access/require-scopes.decorator.js';
 import { Scope } from '../../platform/catalog/scopes.js';
 import { Idempotent } from '../../platform/idempotency/idempotent.decorator.js';
-import { ApiProblemResponses } from '../../platform/api-docs/api-problem-responses.decorator.js';
 import { ApiPaginatedResponse } from '../../platform/pagination/api-page.decorator.js';
 import { type PageRequest, PageParams } from '../../platform/pagination/page.js';
 import { RateLimit } from '../../platform/rate-limit/rate-limit.decorator.js';
@@ -21,6 +20,12 @@ import { WebhookDeliveriesService } from './webhook-deliveries.service.js';
 
 const ENDPOINT_ID = ApiParam({ name: 'id', description: 'The webhook endpoint.', schema: { type: 'string', format: 'uuid' } });
 const DELIVERY_ID = ApiParam({ name: 'delivery_id', schema: { type: 'string', format: 'uuid' } });
+const ENDPOINT_NOT_FOUND = ApiProblem(404, `${detailKey('WebhookEndpointNotFound')}: not this key's endpoint (or not its company's, for an \`int:*\` key); ${detailKey('TenantNotFound')} when the company is inactive.`);
+const DELIVERY_NOT_FOUND = ApiProblem(
+  404,
+  `${detailKey('WebhookEndpointNotFound')} or ${detailKey('WebhookDeliveryNotFound')}: not this key's endpoint, or not its delivery; ${detailKey('TenantNotFound')} when the company is inactive.`,
+);
+const NOT_ACTIVE = `${detailKey('WebhookEndpointNotActive')}: the endpoint is paused, disabled or deleted`;
 
 @ApiTags('Webhook deliveries')
 @Controller('v1/webhook_endpoints/:id/deliveries')
@@ -56,7 +61,7 @@ export class WebhookDeliveriesController {
       `${detailKey('WebhookInvalidSince')} (\`since\`), ${detailKey('InvalidInput')} (\`status\` not a delivery state, a parameter given twice, \`limit\` not an integer, a malformed id).`,
   )
   @ApiPaginatedResponse(WebhookDeliveryDto, 'A page of deliveries.')
-  @ApiProblemResponses(404)
+  @ENDPOINT_NOT_FOUND
   list(
     @CurrentAuth() auth: AuthContext,
     @Param('id', UuidPipe) id: string,
@@ -75,7 +80,8 @@ export class WebhookDeliveriesController {
   @DELIVERY_ID
   @ApiOperation({ summary: 'Retrieve a delivery with its attempts', description: 'Each attempt: start, duration, status code or error kind, and the first 20 kB of the answer.' })
   @ApiOkResponse({ type: WebhookDeliveryDetailDto })
-  @ApiProblemResponses(404, 422)
+  @DELIVERY_NOT_FOUND
+  @ApiProblem(422, `${detailKey('InvalidInput')} (an id not a UUID).`)
   get(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string) {
     return this.deliveries.get(auth, id, deliveryId);
   }
@@ -101,7 +107,8 @@ export class WebhookDeliveriesController {
       'body member is 422 `unknown_field`.',
   })
   @ApiAcceptedResponse({ type: ReplayFailedResultDto })
-  @ApiProblemResponses(404)
+  @ENDPOINT_NOT_FOUND
+  @ApiProblem(409, NOT_ACTIVE)
   @ApiProblem(422, `${detailKey('InvalidInput')} (an id not a UUID); ${detailKey('WebhookInvalidSince')}; ${detailKey('WebhookUnknownField')} (a body member: there is no body).`)
   replayFailed(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Query('since') since: unknown, @ValidBody(NoBodyDto) _body: NoBodyDto) {
     return this.deliveries.replayFailed(auth, id, since);
@@ -119,11 +126,11 @@ export class WebhookDeliveriesController {
       'in flight nothing more is sent; the answer shows the delivery as it stands. Shares the replay limit (60 per minute per key).',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'The delivery, pending, due now (or with its attempt in flight).' })
-  @ApiProblem(404, `${detailKey('WebhookEndpointNotFound')} or ${detailKey('WebhookDeliveryNotFound')}: not this key's endpoint, or not its delivery.`)
+  @DELIVERY_NOT_FOUND
   @ApiProblem(
     409,
     `${detailKey('WebhookDeliveryNotPending')} (code \`delivery_not_pending\`, \`delivery_status\`): it has finished, replay it instead; ` +
-      `${detailKey('WebhookEndpointNotActive')}: the endpoint is paused, disabled or deleted; or an idempotency conflict.`,
+      `${NOT_ACTIVE}.`,
   )
   @ApiProblem(422, `${detailKey('InvalidInput')} (an id not a UUID); ${detailKey('WebhookUnknownField')} (a body member: there is no body).`)
   retry(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string, @ValidBody(NoBodyDto) _body: NoBodyDto) {
@@ -143,7 +150,9 @@ export class WebhookDeliveriesController {
       '403 `pii_not_granted` for a personal-data delivery when the endpoint is not enabled for personal data. 60 per minute per key. No body.',
   })
   @ApiAcceptedResponse({ type: WebhookDeliveryDto })
-  @ApiProblem(404, `${detailKey('WebhookEndpointNotFound')} or ${detailKey('WebhookDeliveryNotFound')}: not this key's endpoint, or not its delivery.`)
+  @DELIVERY_NOT_FOUND
+  @ApiProblem(403, `${detailKey('MissingScope')}; ${detailKey('WebhookPiiNotGranted')}: a personal-data delivery, and the endpoint is not enabled for personal data.`)
+  @ApiProblem(409, `${detailKey('WebhookDeliveryPending')}: the delivery has not finished; ${NOT_ACTIVE}.`)
   @ApiProblem(422, `${detailKey('InvalidInput')} (an id not a UUID); ${detailKey('WebhookUnknownField')} (a body member: there is no body).`)
   replay(@CurrentAuth() auth: AuthContext, @Param('id', UuidPipe) id: string, @Param('delivery_id', UuidPipe) deliveryId: string, @ValidBody(NoBodyDto) _body: NoBodyDto) {
     return this.deliveries.replay(auth, id, deliveryId);

@@ -47,7 +47,7 @@ export class WebhookEndpointDto {
   @ApiProperty({ example: 'ERP invoice sync' })
   name: string;
 
-  @ApiProperty({ format: 'uri', example: 'https://erp.example.com/hooks/integrations' })
+  @ApiProperty({ example: 'https://erp.example.com/hooks/integrations', description: 'As stored: a WHATWG URL, which may hold characters an RFC 3986 URI would percent-encode.' })
   url: string;
 
   @ApiProperty({ type: String, isArray: true, example: ['fin.invoice.created', 'fin.invoice.paid'], description: 'Exact catalogue types, or `["*"]`.' })
