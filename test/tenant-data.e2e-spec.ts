@@ -49,7 +49,6 @@ describe('TenantData', () => {
     expect(await customers.find({ where: { id: bCustomer } })).toEqual([]);
     expect(await customers.select('customer').andWhere('customer.id = :id', { id: bCustomer }).getOne()).toBeNull();
     expect(await customers.update({ id: bCustomer }, { name: 'taken over' })).toBe(0);
-    expect(await customers.delete({ id: bCustomer })).toBe(0);
     expect(await customer(bCustomer)).toEqual({ tenant_id: b.tenantId, name: 'B customer' });
     expect(await b.repository(Customer).findOne({ id: bCustomer })).toMatchObject({ id: bCustomer, tenantId: b.tenantId });
   });
@@ -60,10 +59,27 @@ describe('TenantData', () => {
     expect(await customer(id)).toEqual({ tenant_id: a.tenantId, name: 'renamed' });
   });
 
-  it('refuses a select whose company condition would be replaced or widened', () => {
+  it('refuses a select whose company condition would be replaced or widened', async () => {
     const query = a.repository(Customer).select('customer');
     expect(() => query.where('customer.id = :id', { id: bCustomer })).toThrow(/andWhere/);
     expect(() => query.orWhere('TRUE')).toThrow(/andWhere/);
+    // A condition with OR stays within the company: `tenant = A AND x OR y` would have read every company's y.
+    const widened = a.repository(Customer).select('customer').andWhere('customer.name = :none OR customer.id = :id', { none: 'no such name', id: bCustomer });
+    expect(await widened.getOne()).toBeNull();
+    expect(await a.repository(Customer).select('customer').andWhere(() => 'FALSE OR customer.id = :id', { id: bCustomer }).getOne()).toBeNull();
+    // The company's id cannot be replaced by a parameter of the same name.
+    const own = a.repository(Customer).select('customer');
+    expect(() => own.andWhere('customer.id = :id', { id: bCustomer, scopeTenantId: b.tenantId })).toThrow(/company's id/);
+    expect(() => own.setParameter('scopeTenantId', b.tenantId)).toThrow(/company's id/);
+    expect(() => own.setParameters({ scopeTenantId: b.tenantId })).toThrow(/company's id/);
+    expect(await own.andWhere('customer.id = :id', { id: bCustomer }).getOne()).toBeNull();
+  });
+
+  it('runs a prepared read on the pool outside a transaction only: inside one it would miss the transaction\'s writes', async () => {
+    await api.app.get(DataSource).transaction(async (manager) => {
+      const scope = api.app.get(TenantData).forTenant(a.tenantId, manager);
+      await expect(scope.hotQuery('customers-count', 'SELECT count(*)::int AS n FROM customers WHERE tenant_id = $1')).rejects.toThrow(/outside a transaction/);
+    });
   });
 
   it('refuses SQL that does not use the company id, and binds it as $1', async () => {

@@ -19,6 +19,9 @@ import { Tenant } from './tenant.entity.js';
 /** A row of a tenant-owned table: it belongs to exactly one company. */
 export type TenantOwned = ObjectLiteral & { tenantId: string };
 
+/** The name of a scoped select's company id among its parameters: no other condition may set it. */
+const TENANT_PARAMETER = 'scopeTenantId';
+
 /** Rows per INSERT statement: below the 65,535 bind parameters for any table of under 65 columns. */
 const INSERT_CHUNK = 1000;
 
@@ -107,6 +110,8 @@ export class TenantScope {
    */
   async hotQuery<R>(name: string, sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
     requireTenantParameter(sql);
+    // On the pool, it would not see the transaction's own writes (or its locks).
+    if (this.manager.queryRunner) throw new Error(`hotQuery(${name}) runs outside a transaction only; in one, use query`);
     return hotQuery<R>(this.manager.connection, name, sql, [this.tenantId, ...parameters]);
   }
 
@@ -192,22 +197,42 @@ export class TenantRepository<E extends TenantOwned> {
     return (await this.repository.update(this.where(where), this.owned(stamped as ScopedValues<E>))).affected ?? 0;
   }
 
-  /** Deletes this company's rows matching `where`; answers how many went. */
-  async delete(where: ScopedWhere<E>): Promise<number> {
-    return (await this.repository.delete(this.where(where))).affected ?? 0;
-  }
-
   /**
    * A select of this company's rows for what the methods above cannot say (row locks, keyset
    * pages, text search). Its WHERE already holds the company; conditions are added with
-   * `andWhere`, and `where`/`orWhere`, which would drop or widen it, throw.
+   * `andWhere`, each in parentheses (TypeORM joins them as written: `a OR b` would widen the
+   * company's condition to every company's `b`), and `where`/`orWhere`, which would drop or
+   * widen it, throw, as does a parameter that would replace the company's id.
    */
   select(alias: string): SelectQueryBuilder<E> {
-    const query = this.repository.createQueryBuilder(alias).where(`${alias}.tenant_id = :scopeTenantId`, { scopeTenantId: this.tenantId });
+    const query = this.repository.createQueryBuilder(alias).where(`${alias}.tenant_id = :${TENANT_PARAMETER}`, { [TENANT_PARAMETER]: this.tenantId });
     const refuse = (): never => {
       throw new Error('A tenant-scoped query takes further conditions with andWhere only');
     };
-    return Object.assign(query, { where: refuse, orWhere: refuse });
+    const keep = (parameters?: ObjectLiteral) => {
+      if (parameters && Object.hasOwn(parameters, TENANT_PARAMETER)) throw new Error(`A tenant-scoped query's parameter ${TENANT_PARAMETER} is the company's id`);
+    };
+    const [andWhere, setParameter, setParameters] = [query.andWhere, query.setParameter, query.setParameters].map((method) => method.bind(query)) as [
+      typeof query.andWhere,
+      typeof query.setParameter,
+      typeof query.setParameters,
+    ];
+    return Object.assign(query, {
+      where: refuse,
+      orWhere: refuse,
+      andWhere: (condition: Parameters<typeof andWhere>[0], parameters?: ObjectLiteral) => {
+        keep(parameters);
+        return andWhere(typeof condition === 'string' ? `(${condition})` : typeof condition === 'function' ? `(${condition(query)})` : condition, parameters);
+      },
+      setParameter: (key: string, value: unknown) => {
+        keep({ [key]: value });
+        return setParameter(key, value);
+      },
+      setParameters: (parameters: ObjectLiteral) => {
+        keep(parameters);
+        return setParameters(parameters);
+      },
+    });
   }
 
   private where(where?: ScopedWhere<E>): FindOptionsWhere<E> {
