@@ -42,6 +42,25 @@ describe('PgListener (e2e)', () => {
     }
   });
 
+  it('closes a connection still being made when it is stopped, and never says it listens: stopped during a reconnect, it kept the process alive', async () => {
+    let listening = 0;
+    let pid = 0;
+    let proceed!: () => void;
+    const stopCame = new Promise<void>((resolve) => (proceed = resolve));
+    const listener = new PgListener(process.env.DATABASE_URL!, channel, { notification: () => undefined, listening: () => (listening += 1), lost: () => undefined }, async (connection) => {
+      pid = (await connection.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      await stopCame;
+    });
+    const starting = listener.start();
+    await waitFor(async () => pid !== 0, 5_000, 'the connection being prepared');
+    await listener.stop();
+    proceed();
+    await starting;
+    const alive = async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount !== 0;
+    await waitFor(async () => !(await alive()), 5_000, 'the connection closed');
+    expect(listening).toBe(0);
+  });
+
   it('tells nothing of its own stop', async () => {
     const lost: string[] = [];
     const listener = new PgListener(process.env.DATABASE_URL!, channel, { notification: () => undefined, listening: () => undefined, lost: (reason) => lost.push(reason) });

@@ -50,6 +50,11 @@ export class PgListener {
       return;
     }
     if (gone) return;
+    // Stopped while the connection was being made (a reconnect during shutdown): nothing may listen after stop.
+    if (this.stopped) {
+      await client.end().catch(() => undefined);
+      return;
+    }
     this.client = client;
     this.handlers.listening();
   }
