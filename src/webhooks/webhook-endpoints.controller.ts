@@ -13,12 +13,10 @@ import { UuidPipe } from '../platform/validation/uuid.pipe.js';
 import { ValidBody } from '../platform/validation/validated-body.js';
 import { CreateWebhookEndpointDto, NoBodyDto, UpdateWebhookEndpointDto } from './dto/webhook-endpoint-input.dto.js';
 import {
-  toWebhookEndpointDto,
   WebhookEndpointDto,
   WebhookEndpointListDto,
   WebhookEndpointWithSecretDto,
 } from './dto/webhook-endpoint.dto.js';
-import { DeliveryGate } from './delivery/gate/delivery-gate.js';
 import type { WebhookEndpoint } from './webhook-endpoint.entity.js';
 import { type EndpointWithSecret, WebhookEndpointsService } from './webhook-endpoints.service.js';
 import { MAX_ENDPOINTS_PER_COMPANY } from './webhook-endpoint-state.js';
@@ -76,7 +74,6 @@ export class WebhookEndpointsController {
   constructor(
     @Inject(WebhookEndpointsService) private readonly endpoints: WebhookEndpointsService,
     @Inject(AppConfig) private readonly config: AppConfig,
-    @Inject(DeliveryGate) private readonly gate: DeliveryGate,
   ) {}
 
   @Get()
@@ -247,9 +244,7 @@ export class WebhookEndpointsController {
     return { ...(await this.presentOne(endpoint)), secret };
   }
 
-  /** The endpoints with their circuits, read from the delivery gate in one round trip; without Redis, `circuit` is null. */
-  private async present(endpoints: readonly WebhookEndpoint[]): Promise<WebhookEndpointDto[]> {
-    const circuits = await this.gate.circuits(endpoints.map((endpoint) => endpoint.id)).catch(() => null);
-    return endpoints.map((endpoint) => toWebhookEndpointDto(endpoint, circuits?.get(endpoint.id) ?? null));
+  private present(endpoints: readonly WebhookEndpoint[]): Promise<WebhookEndpointDto[]> {
+    return this.endpoints.represent(endpoints);
   }
 }

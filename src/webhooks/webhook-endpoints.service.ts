@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { In } from 'typeorm';
 import { AccessService } from '../platform/access/access.service.js';
 import { ApiKey, apiKeyState } from '../platform/auth/api-key.entity.js';
@@ -11,6 +11,7 @@ import { DomainException } from '../platform/errors/domain.exception.js';
 import { excludePublishing } from '../platform/events/event-publisher.service.js';
 import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
 import { type CreateWebhookEndpointDto, MAX_URL_LENGTH, type UpdateWebhookEndpointDto } from './dto/webhook-endpoint-input.dto.js';
+import { toWebhookEndpointDto, type WebhookEndpointDto } from './dto/webhook-endpoint.dto.js';
 import { DeliveryGate } from './delivery/gate/delivery-gate.js';
 import { WebhookSecretBox } from './secrets/webhook-secret-box.js';
 import { checkOwnerCanReceive, checkSubscription } from './subscriptions.js';
@@ -35,6 +36,20 @@ export class WebhookEndpointsService {
     @Inject(AccessService) private readonly access: AccessService,
     @Inject(DeliveryGate) private readonly gate: DeliveryGate,
   ) {}
+
+  private readonly logger = new Logger(WebhookEndpointsService.name);
+
+  /**
+   * The endpoints as the API shows them, with their circuits read from the delivery gate in one
+   * round trip. Without Redis the answer still comes, `circuit` null, and the failure is logged.
+   */
+  async represent(endpoints: readonly WebhookEndpoint[]): Promise<WebhookEndpointDto[]> {
+    const circuits = await this.gate.circuits(endpoints.map((endpoint) => endpoint.id)).catch((error: unknown) => {
+      this.logger.warn(`Endpoint circuits unread, shown as null: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    });
+    return endpoints.map((endpoint) => toWebhookEndpointDto(endpoint, circuits?.get(endpoint.id) ?? null));
+  }
 
   /**
    * The endpoint if the caller may see it: created by the caller's key, or any endpoint of the
