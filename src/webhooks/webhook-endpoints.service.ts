@@ -176,11 +176,11 @@ export class WebhookEndpointsService {
   /** Support enables an endpoint for personal-data events (CLI `webhook:grant-pii`). */
   async grantPersonalData(id: string): Promise<WebhookEndpoint> {
     const owner = await this.data.forOwnerOf(WebhookEndpoint, id);
-    if (!owner) throw new Error(`webhook endpoint ${id} not found`);
+    if (!owner) throw new DomainException('WebhookEndpointNotFound', `webhook endpoint ${id} not found`);
     return this.data.transaction(owner.tenantId, async (scope) => {
       const repository = scope.repository(WebhookEndpoint);
       const endpoint = await repository.select('endpoint').andWhere('endpoint.id = :id', { id }).setLock('pessimistic_write').getOneOrFail();
-      if (isDeleted(endpoint)) throw new Error(`webhook endpoint ${id} is deleted`);
+      if (isDeleted(endpoint)) throw new DomainException('WebhookEndpointNotActive', `webhook endpoint ${id} is deleted`);
       await repository.update({ id }, { piiEnabled: true });
       return repository.findOneOrFail({ id });
     });

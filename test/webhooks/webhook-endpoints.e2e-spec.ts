@@ -507,7 +507,9 @@ describe('webhook endpoints (e2e)', () => {
     });
 
     it('fails on an unknown, malformed or deleted endpoint', async () => {
-      expect((await runCli('webhook:grant-pii', '--endpoint', '00000000-0000-4000-8000-000000000000')).code).toBe(1);
+      const unknown = await runCli('webhook:grant-pii', '--endpoint', '00000000-0000-4000-8000-000000000000');
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/webhook endpoint 00000000-0000-4000-8000-000000000000 not found/);
       expect((await runCli('webhook:grant-pii', '--endpoint', 'nope')).code).not.toBe(0);
       const endpoint = await created();
       await send('delete', `/v1/webhook_endpoints/${endpoint.id}`);
