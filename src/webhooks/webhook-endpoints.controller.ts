@@ -55,10 +55,10 @@ const SUBSCRIPTION_403 = ApiProblem(
     type: 'https://api.example.com/errors/forbidden',
     title: 'The API key lacks a required scope',
     status: 403,
-    detail: 'Subscribing to these event types needs the scopes int:fin.invoices:read, int:hr.employees:read.',
+    detail: `Subscribing to these event types needs the scopes ${Scope.FinInvoicesRead}, ${Scope.HrEmployeesRead}.`,
     detail_key: Errors.MissingScope.detailKey,
-    missing_scope: 'int:fin.invoices:read',
-    missing_scopes: ['int:fin.invoices:read', 'int:hr.employees:read'],
+    missing_scope: Scope.FinInvoicesRead,
+    missing_scopes: [Scope.FinInvoicesRead, Scope.HrEmployeesRead],
   },
 );
 const QUOTA_429 = ApiProblem(

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Scope } from '../catalog/scopes.js';
 import { LISTED_FAULTS } from '../validation/validated-body.js';
 
 export class ProblemFieldErrorDto {
@@ -45,10 +46,10 @@ export class ProblemDto {
   @ApiPropertyOptional({ description: 'With currency_not_enabled.', example: 'USD' })
   currency?: string;
 
-  @ApiPropertyOptional({ description: 'On 403: the scope required.', example: 'int:fin.invoices:read' })
+  @ApiPropertyOptional({ description: 'On 403: the scope required.', example: Scope.FinInvoicesRead })
   missing_scope?: string;
 
-  @ApiPropertyOptional({ description: 'On 403 when several scopes are missing.', type: [String], example: ['int:fin.invoices:read', 'int:hr.employees:read'] })
+  @ApiPropertyOptional({ description: 'On 403 when several scopes are missing.', type: [String], example: [Scope.FinInvoicesRead, Scope.HrEmployeesRead] })
   missing_scopes?: string[];
 
   @ApiPropertyOptional({ description: 'With unknown_event_type: exactly the event types not in the catalogue.', type: [String], example: ['fin.invoice.deleted'] })

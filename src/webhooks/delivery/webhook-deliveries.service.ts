@@ -216,7 +216,7 @@ const notPending = (delivery: WebhookDelivery) =>
 
 /** A test event's type when the body names none: the endpoint's first subscribed type. */
 function defaultTestType(eventTypes: readonly string[]): string {
-  return eventTypes[0] === ALL_EVENTS ? 'fin.invoice.created' : eventTypes[0];
+  return eventTypes[0] === ALL_EVENTS ? ('fin.invoice.created' satisfies EventType) : eventTypes[0];
 }
 
 /** Replays, retries and test events need an endpoint that receives events now: active (not paused, disabled or deleted). */
