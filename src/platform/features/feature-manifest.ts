@@ -6,7 +6,9 @@ import type { AreaSummary, ReadResource } from '../resources/read-resource.js';
 /**
  * Everything a feature folder adds to the application, named in one object that the roles
  * (`src/app/features.ts`) and the admin CLI read. A new feature is its folder plus one line in
- * FEATURES; a new readable resource is its declaration plus one line in `resources`.
+ * FEATURES (and its entries in the one lists of scopes, event types, areas and migrations:
+ * docs/architecture.md, "Adding a feature"); a new readable resource is its declaration plus one
+ * line in `resources`.
  */
 export interface FeatureManifest {
   /** The folder's name. */

@@ -10,7 +10,7 @@ type SnakeCase<S extends string> = S extends `${infer Head}${infer Tail}` ? `${H
 /** A column of the entity E's table. */
 export type ColumnOf<E> = SnakeCase<keyof E & string>;
 
-/** The business areas resources belong to; one `summarise_<area>` tool each. */
+/** The business areas resources belong to; one `summarise_<area>` tool for each whose feature declares a summary. */
 export const AREAS = ['finance', 'fleet', 'hr', 'support', 'documents'] as const;
 export type Area = (typeof AREAS)[number];
 

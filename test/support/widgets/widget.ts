@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Column, Entity } from 'typeorm';
 import { TenantOwnedEntity } from '../../../src/platform/resources/tenant-owned.entity.js';
 
-/** File 1 of the walk-through of a new resource (README, "Adding a readable resource"): the entity and its DTO. */
+/** File 1 of the walk-through of a new resource (docs/choices.md, "Adding a readable resource"): the entity and its DTO. */
 @Entity('widgets')
 export class Widget extends TenantOwnedEntity {
   @Column({ type: 'text' })
