@@ -5,8 +5,9 @@
  *   line tax   = round(net × tax_rate / 100)          (tax_rate 19 means 19 %)
  *   subtotal   = Σ net,  tax = Σ line tax,  total = subtotal + tax
  *
- * `round` is half away from zero. A JSON number is taken as the decimal it was written as (its
- * shortest round-trip form, so 1.005 is 1.005 and not the nearest binary fraction) and all
+ * `round` is half away from zero. A JSON number is taken as the shortest decimal that reads back
+ * as its double (so 1.005 is 1.005 and not the nearest binary fraction; up to 15 significant
+ * digits, exactly the decimal written, while longer ones were rounded by the parse) and all
  * arithmetic is in BigInt, so no step loses precision and none can overflow. Every amount must
  * stay within MAX_MINOR, the largest integer a JSON number carries exactly.
  */
@@ -36,7 +37,7 @@ export function parseDecimal(text: string): Decimal | null {
   return { units, scale: 0 };
 }
 
-/** The decimal a finite number was written as. */
+/** The shortest decimal that reads back as `value`: the one written, for up to 15 significant digits. */
 export function decimalOf(value: number): Decimal {
   if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
   return parseDecimal(String(value))!;

@@ -48,7 +48,7 @@ export class CreateInvoiceLineDto {
     minimum: 0,
     maximum: MAX_QTY,
     example: 1.5,
-    description: 'Required. Taken as the decimal it is written as (1.005 is exactly 1.005).',
+    description: 'Required. Taken as the decimal it is written as (1.005 is exactly 1.005), for up to 15 significant digits; a longer one is read as the nearest double.',
   })
   @Checks(LineAmount(MAX_QTY, false), LineNetWithinLimit())
   qty: number;
