@@ -65,7 +65,7 @@ describe('agent-tool server (e2e)', () => {
   }
 
   describe('transport', () => {
-    it('sends the REST API\'s security headers on every answer: data that nothing may sniff, load or frame', async () => {
+    it('sends the REST API\'s security and cache headers on every answer: data that nothing may sniff, load, frame or keep', async () => {
       const answers = [
         await fetch(`${mcp.base}/handshake`),
         await fetch(`${mcp.base}/tools/call`, { method: 'POST', headers: { ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'summarise_finance', arguments: {} }) }),
@@ -77,6 +77,7 @@ describe('agent-tool server (e2e)', () => {
         expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
         expect(answer.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");
         expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+        expect(answer.headers.get('cache-control')).toBe('no-store');
       }
     });
 

@@ -107,6 +107,8 @@ export class McpHttpService {
     // One log line per request under its trace id, like the REST API.
     (request as unknown as ApiRequest).traceId = traceIdFrom(request.headers.traceparent);
     response.setHeader(TRACE_HEADER, (request as unknown as ApiRequest).traceId!);
+    // Tool answers hold a company's data, as the REST API's do: no cache keeps them.
+    response.setHeader('Cache-Control', 'no-store');
     this.logRequest(request as unknown as ApiRequest, response, () => undefined);
     try {
       const path = pathOf(request);
