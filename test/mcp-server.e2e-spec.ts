@@ -630,6 +630,18 @@ describe('agent-tool server: failed-authentication limit per client address (e2e
     expect((await from('203.0.113.8', demo.mcp_token)).status).toBe(200);
     expect((await fetch(`${mcp.base}/handshake`, { headers: { 'X-Forwarded-For': '203.0.113.7' } })).status).toBe(200);
   });
+
+  it('counts an IPv6 client by its /64, the network one host holds, and an IPv4-mapped address as its IPv4 one', async () => {
+    const wrong = `oht_zzzzzzzzzzzz_${'A'.repeat(43)}`;
+    // Three addresses of one /64: one host could take 2^64 of them, each with a count of its own.
+    for (const address of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:abcd:ef01:2345:6789']) expect((await from(address, wrong)).status).toBe(401);
+    expect((await from('2001:db8:1:2:ffff::9', wrong)).status).toBe(429);
+    expect((await from('2001:db8:1:2::77', demo.mcp_token)).status).toBe(429);
+    expect((await from('2001:db8:1:3::1', demo.mcp_token)).status).toBe(200);
+    for (let attempt = 0; attempt < 3; attempt += 1) expect((await from('198.51.100.4', wrong)).status).toBe(401);
+    expect((await from('::ffff:198.51.100.4', wrong)).status).toBe(429);
+    expect((await from('198.51.100.4', demo.mcp_token)).status).toBe(429);
+  });
 });
 
 describe("agent-tool server: one company's calls take a bounded share of the pool (e2e)", () => {

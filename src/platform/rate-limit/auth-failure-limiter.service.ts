@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import ipaddr from 'ipaddr.js';
 import { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { Metrics } from '../metrics/metrics.service.js';
@@ -42,7 +43,7 @@ export class AuthFailureLimiter {
   /** The 429 to answer when this process knows `address` is blocked, else undefined. Free while nothing is blocked. */
   blocked(addressOf: () => string): DomainException | undefined {
     if (this.blockedUntil.size === 0) return undefined;
-    const address = addressOf();
+    const address = clientNetwork(addressOf());
     const until = this.blockedUntil.get(address);
     if (until === undefined) return undefined;
     const left = until - Date.now();
@@ -54,7 +55,8 @@ export class AuthFailureLimiter {
   }
 
   /** Counts a failed authentication of `address`; answers what to throw: the failure itself, or the 429 once over the limit. */
-  async failed(address: string, failure: unknown): Promise<unknown> {
+  async failed(clientAddress: string, failure: unknown): Promise<unknown> {
+    const address = clientNetwork(clientAddress);
     const decision = await this.limiter.consume([this.window], address);
     if (decision.allowed) return failure;
     const resetMs = decision.states[0].resetMs;
@@ -71,4 +73,16 @@ export class AuthFailureLimiter {
       { 'RateLimit-Policy': rateLimitPolicyHeader([this.window]) },
     );
   }
+}
+
+/**
+ * What failures are counted by: an IPv4 address (an IPv4-mapped IPv6 one as its IPv4 address),
+ * or an IPv6 address's /64, the network one subscriber holds: counted per address, a single
+ * host could try 2^64 times the limit. Anything unparsable is counted as it is.
+ */
+export function clientNetwork(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(':')}::/64`;
 }
