@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { startApi, type TestApi } from './support/api.js';
@@ -241,6 +242,45 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     expect(await cliMain(['tenant:create', '--help', '--help'], { stdout: (text) => (help += text), stderr: () => undefined })).toBe(0);
     expect(help).toMatch(/^Usage: cli tenant:create/);
   });
+
+  it('exits 1 with the reason when the application cannot start, its connections made so far closed: it hung for ever on "too many clients"', async () => {
+    // A PostgreSQL in front of the real one that lets two connections through (the migration's,
+    // the pool's first) and refuses the next ones as a full server does.
+    const target = new URL(process.env.DATABASE_URL!);
+    let accepted = 0;
+    const full = createServer((socket) => {
+      socket.on('error', () => undefined);
+      if (++accepted <= 2) {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        upstream.on('error', () => socket.destroy());
+        socket.on('close', () => upstream.destroy());
+        upstream.on('close', () => socket.destroy());
+        socket.pipe(upstream).pipe(socket);
+        return;
+      }
+      socket.once('data', () => {
+        const fields = Buffer.from('SFATAL\0VFATAL\0C53300\0Msorry, too many clients already\0\0', 'latin1');
+        const length = Buffer.alloc(4);
+        length.writeInt32BE(fields.length + 4);
+        socket.end(Buffer.concat([Buffer.from('E'), length, fields]));
+      });
+    });
+    await new Promise<void>((resolve) => full.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = new URL(process.env.DATABASE_URL!);
+      url.host = `127.0.0.1:${(full.address() as AddressInfo).port}`;
+      const child = spawn(process.execPath, [join(process.cwd(), 'dist/cli.js'), 'key:create', '--tenant', '00000000-0000-4000-8000-000000000000', '--scopes', '*'], {
+        env: { ...process.env, DATABASE_URL: url.toString() },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      const [code] = (await once(child, 'close')) as [number];
+      expect({ code, stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/too many clients/) });
+    } finally {
+      full.close();
+    }
+  }, TIMEOUT_MS);
 
   it('keeps its exit code and prints no stack trace when the reader closes stdout early', async () => {
     const child = spawn(process.execPath, [join(process.cwd(), 'dist/cli.js'), 'tenant:create', '--name', 'Closed Pipe'], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
