@@ -20,9 +20,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Runs the built admin CLI (`node dist/cli.js`, built by `npm test`) against this run's database. */
 function cli(...args: string[]): Promise<CliResult> {
+  return cliWith({}, ...args);
+}
+
+function cliWith(env: Record<string, string>, ...args: string[]): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(process.cwd(), 'dist/cli.js'), ...args], {
-      env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL },
+      env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -168,8 +172,11 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     const id = String(acme.id);
     await Promise.all([
       fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--expires-at', '2000-01-01T00:00:00Z'], /not in the future: 2000-01-01T00:00:00Z/),
-      fails(['tenant:create', '--name', 'Odd Money', '--currencies', 'EUR,XYZ,HRK'], /Invalid currencies \(ISO 4217 codes in use, upper case\): XYZ,HRK/),
+      fails(['tenant:create', '--name', 'Odd Money', '--currencies', 'EUR,XYZ,HRK'], /'--currencies <codes>' argument 'EUR,XYZ,HRK' is invalid\. not ISO 4217 codes in use \(upper case\): XYZ,HRK/),
     ]);
+    // Before anything runs: no database is needed to tell.
+    const offline = await cliWith({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, 'tenant:create', '--name', 'Odd Money', '--currencies', 'eur');
+    expect(offline).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/not ISO 4217 codes in use \(upper case\): eur/) });
     expect((await db.query(`SELECT count(*)::int AS tenants FROM tenants WHERE name = 'Odd Money'`))[0].tenants).toBe(0);
     expect(await ok('tenant:create', '--name', 'Even Money', '--currencies', 'CHF,JPY,VED')).toMatchObject({ name: 'Even Money' });
   }, TIMEOUT_MS);

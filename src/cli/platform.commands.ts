@@ -1,8 +1,8 @@
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { ApiKeysService } from '../platform/auth/api-keys.service.js';
 import { SealedSecrets } from '../platform/crypto/sealed-secrets.js';
 import { isScope, type Scope } from '../platform/catalog/scopes.js';
-import { TenantsService } from '../platform/tenancy/tenants.service.js';
+import { invalidCurrencies, TenantsService } from '../platform/tenancy/tenants.service.js';
 import { parseRfc3339DateTime } from '../platform/validation/rfc3339.js';
 import { type CommandGroupDeps, email, list, uuid } from '../platform/cli/command-group.js';
 
@@ -11,6 +11,14 @@ function scopes(values: string[]): Scope[] {
   if (unknown.length > 0) throw new Error(`unknown scopes: ${unknown.join(',')}`);
   if (values.length === 0) throw new Error('at least one scope is required');
   return values as Scope[];
+}
+
+/** A company's currencies, checked before anything runs. */
+function currencies(value: string): string[] {
+  const codes = list(value);
+  const invalid = invalidCurrencies(codes);
+  if (invalid !== undefined) throw new InvalidArgumentError(`not ISO 4217 codes in use (upper case): ${invalid}`);
+  return codes;
 }
 
 /** A key's expiry: a moment already past would print a key refused from its first request. */
@@ -31,7 +39,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
     .description('create a company; prints {id, slug, name}')
     .requiredOption('--name <name>')
     .option('--slug <slug>')
-    .option('--currencies <codes>', 'comma-separated ISO 4217 codes', list, ['EUR'])
+    .option('--currencies <codes>', 'comma-separated ISO 4217 codes', currencies, ['EUR'])
     .action(async (options: { name: string; slug?: string; currencies: string[] }) => {
       const tenant = await (await tenants()).create(options);
       output({ id: tenant.id, slug: tenant.slug, name: tenant.name });

@@ -23,6 +23,12 @@ export interface CreateTenantInput {
 const CURRENCIES: ReadonlySet<string> = new Set(currencyCodes.codes());
 const SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
+/** What is wrong with a company's currencies (ISO 4217 codes in use, upper case, at least one), or undefined. */
+export function invalidCurrencies(codes: readonly string[]): string | undefined {
+  const invalid = codes.filter((code) => !CURRENCIES.has(code));
+  return codes.length === 0 || invalid.length > 0 ? invalid.join(',') || '(none)' : undefined;
+}
+
 /** Companies and their people: what the spec places in "the applications". */
 @Injectable()
 export class TenantsService {
@@ -35,10 +41,8 @@ export class TenantsService {
   /** `manager`: the transaction to create the company in (seed:demo), else its own statement. */
   async create(input: CreateTenantInput, manager: EntityManager = this.dataSource.manager): Promise<Tenant> {
     const currencies = input.currencies ?? ['EUR'];
-    const invalid = currencies.filter((code) => !CURRENCIES.has(code));
-    if (currencies.length === 0 || invalid.length > 0) {
-      throw new DomainException('InvalidInput', `Invalid currencies (ISO 4217 codes in use, upper case): ${invalid.join(',') || '(none)'}`, { field: 'currencies' });
-    }
+    const invalid = invalidCurrencies(currencies);
+    if (invalid !== undefined) throw new DomainException('InvalidInput', `Invalid currencies (ISO 4217 codes in use, upper case): ${invalid}`, { field: 'currencies' });
     if (input.slug !== undefined && !SLUG.test(input.slug)) {
       throw new DomainException('InvalidInput', 'slug must be 1-63 lower-case letters, digits or hyphens, starting with a letter or digit', { field: 'slug' });
     }
