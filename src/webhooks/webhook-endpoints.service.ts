@@ -132,6 +132,8 @@ export class WebhookEndpointsService {
       if (pinnedVersion !== undefined && pinnedVersion !== endpoint.pinnedVersion) changes.pinnedVersion = pinnedVersion;
       if (Object.keys(changes).length === 0) return { endpoint, changes };
       if (changes.url !== undefined || changes.eventTypes !== undefined) changes.piiEnabled = false;
+      // Deliveries are judged by the event types at each event's time (the trigger's history), as by the status.
+      if (changes.eventTypes !== undefined) await excludePublishing(scope);
       const repository = scope.repository(WebhookEndpoint);
       await repository.update({ id: endpoint.id }, changes);
       return { endpoint: await repository.findOneOrFail({ id: endpoint.id }), changes };

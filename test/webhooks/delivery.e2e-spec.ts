@@ -132,6 +132,34 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
       expect(await settledDeliveries(api.app, endpoint.id, 1)).toEqual([expect.objectContaining({ status: 'delivered' })]);
     });
 
+    const subscribe = async (id: string, eventTypes: string[]) => {
+      const res = await api.http.patch(`/v1/webhook_endpoints/${id}`).set('Authorization', session.auth).send({ event_types: eventTypes });
+      expect(res.status).toBe(200);
+    };
+
+    it('an event of a type the endpoint stopped receiving after it happened, relayed after the change: delivered', async () => {
+      const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/late/unsubscribed'), eventTypes: ['fin.invoice.created'] });
+      const before = await now();
+      await subscribe(endpoint.id, ['fin.invoice.updated']);
+      const eventId = await eventAt(before);
+      expect(await settledDeliveries(api.app, endpoint.id, 1)).toEqual([expect.objectContaining({ event_id: eventId, status: 'delivered' })]);
+      expect(requestsTo('/late/unsubscribed')).toHaveLength(1);
+    });
+
+    it('an event of a type the endpoint subscribed to only after it happened, relayed after the change: never queued', async () => {
+      const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/late/subscribed'), eventTypes: ['fin.invoice.updated'] });
+      const before = await now();
+      await subscribe(endpoint.id, ['fin.invoice.created']);
+      // Two changes: the types before the first one after the event are those it is judged by.
+      await subscribe(endpoint.id, ['*']);
+      await eventAt(before);
+      expect(await deliveriesOf(api.app, endpoint.id)).toEqual([]);
+      const history = await db.query(`SELECT previous_event_types FROM webhook_endpoint_subscription_changes WHERE endpoint_id = $1 ORDER BY changed_at`, [endpoint.id]);
+      expect(history).toEqual([{ previous_event_types: ['fin.invoice.updated'] }, { previous_event_types: ['fin.invoice.created'] }]);
+      await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      expect(await settledDeliveries(api.app, endpoint.id, 1)).toEqual([expect.objectContaining({ status: 'delivered' })]);
+    });
+
     it('an event from before a pause, relayed after it: a delivery that ends endpoint_disabled, replayable', async () => {
       const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/late/active') });
       const before = await now();

@@ -445,6 +445,38 @@ describe('events feed (e2e)', () => {
     expect(left.map((row: { status: string; days_ago: number }) => `${row.status} ${row.days_ago}`)).toEqual(['paused 60', 'active 40', 'active 0']);
   });
 
+  it('retention: drops the subscription history older than the cutoff, keeping what an event still to relay needs', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/subscription-history') });
+    const insert = (daysAgo: number[]) =>
+      db.query(
+        `INSERT INTO webhook_endpoint_subscription_changes (tenant_id, endpoint_id, changed_at, previous_event_types)
+         SELECT $1, $2, now() - make_interval(days => d), ARRAY['fin.invoice.created'] FROM unnest($3::int[]) AS d`,
+        [session.tenant.id, endpoint.id, daysAgo],
+      );
+    const left = async () =>
+      (await db.query(`SELECT round(extract(epoch FROM now() - changed_at) / 86400)::int AS days_ago FROM webhook_endpoint_subscription_changes WHERE endpoint_id = $1 ORDER BY changed_at`, [endpoint.id])).map(
+        (row: { days_ago: number }) => row.days_ago,
+      );
+    await insert([90, 60, 40, 10]);
+    await fixture.worker.get(EventsRetentionJob).run();
+    expect(await left()).toEqual([10]);
+    // An event of 50 days ago still to relay is judged by the change after it: that one stays.
+    await insert([60, 40]);
+    const relay = jest.spyOn(fixture.worker.get(EventRelay), 'relayBatch').mockResolvedValue(0);
+    const [{ id }] = await db.query(
+      `INSERT INTO events (id, tenant_id, type, envelope, created_at) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}', now() - interval '50 days') RETURNING id`,
+      [session.tenant.id],
+    );
+    try {
+      await fixture.worker.get(EventsRetentionJob).run();
+    } finally {
+      relay.mockRestore();
+      await db.query('DELETE FROM events WHERE id = $1', [id]);
+    }
+    expect(await left()).toEqual([40, 10]);
+  });
+
   it("retention: checking that no delivery still names a deleted event looks the event's deliveries up by event", async () => {
     // The statement PostgreSQL runs for the foreign key webhook_deliveries → events, once per
     // deleted event; with scans ruled out, as on a table too large for one. Without an index

@@ -35,7 +35,8 @@ export class EventPublisher {
 
 /**
  * For a change that deliveries are judged by at each event's time (a webhook endpoint created,
- * paused, resumed, deleted or disabled, stamped with clock_timestamp() after this): holds the
+ * paused, resumed, deleted or disabled, or its event types changed, stamped with
+ * clock_timestamp() after this): holds the
  * company's publishing lock exclusively until the transaction ends. Every event stamped before
  * the change has committed by then, and every later one is stamped after the change commits, so
  * the relay never judges an event by a change it cannot see yet (an event between a resume's

@@ -140,8 +140,19 @@ const ACTIVE_AT_EVENT = `(w.status_changed_at <= e.created_at OR coalesce((
      WHERE h.endpoint_id = w.id AND h.changed_at <= e.created_at ORDER BY h.changed_at DESC LIMIT 1), 'active') = 'active')`;
 
 /**
- * A relay's candidates among the endpoints `which` selects: the subscribed endpoints of each
- * event's company created before it and active at its time, with their owning key. The relay
+ * The endpoint `w` subscribed to the event `e`'s type when the event happened: by its event types
+ * if they have not changed since, else by those the first change after the event replaced
+ * (webhook_endpoint_subscription_changes), read only for an endpoint whose types changed after
+ * the event, as a relay running behind meets.
+ */
+const SUBSCRIBED_AT_EVENT = `(CASE WHEN w.event_types_changed_at IS NULL OR w.event_types_changed_at <= e.created_at
+      THEN e.type = ANY (w.event_types) OR '*' = ANY (w.event_types)
+      ELSE (SELECT e.type = ANY (h.previous_event_types) OR '*' = ANY (h.previous_event_types) FROM webhook_endpoint_subscription_changes h
+             WHERE h.endpoint_id = w.id AND h.changed_at > e.created_at ORDER BY h.changed_at LIMIT 1) END)`;
+
+/**
+ * A relay's candidates among the endpoints `which` selects: the endpoints of each event's
+ * company created before it, subscribed to it and active at its time, with their owning key. The relay
  * asks twice, for the active endpoints and for the others that changed status since the event
  * (and so since the batch's oldest event: a range of their partial index), so that no company's
  * deleted endpoints are walked.
@@ -152,8 +163,7 @@ const candidatesAmong = (which: string) => `
          k.scopes, k.revoked_at, k.expires_at, k.deleted_at, t.active AS tenant_active
     FROM events e
     JOIN tenants t ON t.id = e.tenant_id
-    JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND ${which} AND w.created_at < e.created_at
-                            AND (e.type = ANY (w.event_types) OR '*' = ANY (w.event_types))
+    JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND ${which} AND w.created_at < e.created_at AND ${SUBSCRIBED_AT_EVENT}
     LEFT JOIN api_keys k ON k.id = w.api_key_id AND k.tenant_id = w.tenant_id
    WHERE e.id = ANY ($1::uuid[]) AND ${ACTIVE_AT_EVENT}`;
 
@@ -466,6 +476,27 @@ export class DeliveryStore implements OnModuleInit {
             FOR UPDATE SKIP LOCKED
        ), gone AS (
          DELETE FROM webhook_endpoint_status_changes h USING doomed d WHERE h.endpoint_id = d.endpoint_id AND h.changed_at = d.changed_at RETURNING 1
+       )
+       SELECT count(*)::int AS deleted FROM gone`,
+      [before, batch],
+    );
+    return deleted;
+  }
+
+  /**
+   * Deletes a batch of endpoint subscription history the relay can no longer need: a row says
+   * what the types were until it, so one older than `before` and than every event still to
+   * relay is never read again. Answers how many were deleted.
+   */
+  async expireSubscriptionChanges(before: Date, batch: number): Promise<number> {
+    const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
+      `WITH doomed AS (
+         SELECT h.endpoint_id, h.changed_at FROM webhook_endpoint_subscription_changes h
+          WHERE h.changed_at < least($1::timestamptz, coalesce((SELECT min(created_at) FROM events WHERE dispatched_at IS NULL), $1::timestamptz))
+          LIMIT $2
+            FOR UPDATE SKIP LOCKED
+       ), gone AS (
+         DELETE FROM webhook_endpoint_subscription_changes h USING doomed d WHERE h.endpoint_id = d.endpoint_id AND h.changed_at = d.changed_at RETURNING 1
        )
        SELECT count(*)::int AS deleted FROM gone`,
       [before, batch],

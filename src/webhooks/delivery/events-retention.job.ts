@@ -11,8 +11,8 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * Keeps the events feed to EVENTS_RETENTION_DAYS (30 by default, as Stripe's): deletes older
- * events with their delivery history, batch after batch, and the endpoints' status history from
- * before then that no event left needs. Scheduled every 10 minutes; any worker
+ * events with their delivery history, batch after batch, and the endpoints' status and
+ * subscription history from before then that no event left needs. Scheduled every 10 minutes; any worker
  * may run it, and two at once take different rows.
  */
 @Injectable()
@@ -37,6 +37,8 @@ export class EventsRetentionJob {
     if (deleted > 0) this.logger.log({ deleted, before: before.toISOString() }, 'deleted events past their retention');
     let expired: number;
     do expired = await this.store.expireStatusChanges(before, RETENTION_BATCH);
+    while (expired === RETENTION_BATCH);
+    do expired = await this.store.expireSubscriptionChanges(before, RETENTION_BATCH);
     while (expired === RETENTION_BATCH);
     return { deleted };
   }
