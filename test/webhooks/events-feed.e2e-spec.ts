@@ -418,6 +418,21 @@ describe('events feed (e2e)', () => {
     ]);
   });
 
+  /** Runs the retention job while an event of the company's from 50 days ago waits to be relayed (no worker relays meanwhile). */
+  async function retentionBeside50DayOldEvent(tenantId: string): Promise<void> {
+    const relay = jest.spyOn(fixture.worker.get(EventRelay), 'relayBatch').mockResolvedValue(0);
+    const [{ id }] = await db.query(
+      `INSERT INTO events (id, tenant_id, type, envelope, created_at) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}', now() - interval '50 days') RETURNING id`,
+      [tenantId],
+    );
+    try {
+      await fixture.worker.get(EventsRetentionJob).run();
+    } finally {
+      relay.mockRestore();
+      await db.query('DELETE FROM events WHERE id = $1', [id]);
+    }
+  }
+
   it('retention: keeps the status history an event still to relay needs, however old', async () => {
     const session = await createTenantSession(api.app, { scopes: [Scope.All] });
     const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/status-history-unrelayed') });
@@ -427,17 +442,7 @@ describe('events feed (e2e)', () => {
       [session.tenant.id, endpoint.id],
     );
     // No worker relays meanwhile: an event of 50 days ago, during the pause, waits to be relayed.
-    const relay = jest.spyOn(fixture.worker.get(EventRelay), 'relayBatch').mockResolvedValue(0);
-    const [{ id }] = await db.query(
-      `INSERT INTO events (id, tenant_id, type, envelope, created_at) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}', now() - interval '50 days') RETURNING id`,
-      [session.tenant.id],
-    );
-    try {
-      await fixture.worker.get(EventsRetentionJob).run();
-    } finally {
-      relay.mockRestore();
-      await db.query('DELETE FROM events WHERE id = $1', [id]);
-    }
+    await retentionBeside50DayOldEvent(session.tenant.id);
     const left = await db.query(
       `SELECT status, round(extract(epoch FROM now() - changed_at) / 86400)::int AS days_ago FROM webhook_endpoint_status_changes WHERE endpoint_id = $1 ORDER BY changed_at`,
       [endpoint.id],
@@ -463,17 +468,7 @@ describe('events feed (e2e)', () => {
     expect(await left()).toEqual([10]);
     // An event of 50 days ago still to relay is judged by the change after it: that one stays.
     await insert([60, 40]);
-    const relay = jest.spyOn(fixture.worker.get(EventRelay), 'relayBatch').mockResolvedValue(0);
-    const [{ id }] = await db.query(
-      `INSERT INTO events (id, tenant_id, type, envelope, created_at) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}', now() - interval '50 days') RETURNING id`,
-      [session.tenant.id],
-    );
-    try {
-      await fixture.worker.get(EventsRetentionJob).run();
-    } finally {
-      relay.mockRestore();
-      await db.query('DELETE FROM events WHERE id = $1', [id]);
-    }
+    await retentionBeside50DayOldEvent(session.tenant.id);
     expect(await left()).toEqual([40, 10]);
   });
 

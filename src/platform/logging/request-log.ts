@@ -61,7 +61,7 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
  * closes such a response, so its request would go unlogged and uncounted.
  */
 export function whenClosed(response: ServerResponse, listener: () => void): void {
-  const socket = response.socket ? undefined : response.req.socket;
+  const socket = response.socket ? undefined : response.req?.socket;
   if (!socket) {
     response.once('close', listener);
     return;

@@ -459,44 +459,43 @@ export class DeliveryStore implements OnModuleInit {
 
   /**
    * Deletes a batch of endpoint status history the relay can no longer need: rows older than
-   * `before` (the events' retention), and than every event still to relay, that a later row, also
-   * older, supersedes; so each endpoint keeps its status at that time and every change since.
-   * Answers how many were deleted.
+   * the cutoff (expireHistory), that a later row, also older, supersedes; so each endpoint keeps
+   * its status at that time and every change since. Answers how many were deleted.
    */
-  async expireStatusChanges(before: Date, batch: number): Promise<number> {
-    const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
-      `WITH cutoff AS (
-         SELECT least($1::timestamptz, coalesce((SELECT min(created_at) FROM events WHERE dispatched_at IS NULL), $1::timestamptz)) AS at
-       ), doomed AS (
-         SELECT h.endpoint_id, h.changed_at FROM webhook_endpoint_status_changes h
-          WHERE h.changed_at < (SELECT at FROM cutoff)
-            AND EXISTS (SELECT 1 FROM webhook_endpoint_status_changes n
-                         WHERE n.endpoint_id = h.endpoint_id AND n.changed_at > h.changed_at AND n.changed_at < (SELECT at FROM cutoff))
-          LIMIT $2
-            FOR UPDATE SKIP LOCKED
-       ), gone AS (
-         DELETE FROM webhook_endpoint_status_changes h USING doomed d WHERE h.endpoint_id = d.endpoint_id AND h.changed_at = d.changed_at RETURNING 1
-       )
-       SELECT count(*)::int AS deleted FROM gone`,
-      [before, batch],
+  expireStatusChanges(before: Date, batch: number): Promise<number> {
+    return this.expireHistory(
+      'webhook_endpoint_status_changes',
+      `AND EXISTS (SELECT 1 FROM webhook_endpoint_status_changes n
+                    WHERE n.endpoint_id = h.endpoint_id AND n.changed_at > h.changed_at AND n.changed_at < (SELECT at FROM cutoff))`,
+      before,
+      batch,
     );
-    return deleted;
   }
 
   /**
    * Deletes a batch of endpoint subscription history the relay can no longer need: a row says
-   * what the types were until it, so one older than `before` and than every event still to
-   * relay is never read again. Answers how many were deleted.
+   * what the types were until it, so one older than the cutoff is never read again. Answers how
+   * many were deleted.
    */
-  async expireSubscriptionChanges(before: Date, batch: number): Promise<number> {
+  expireSubscriptionChanges(before: Date, batch: number): Promise<number> {
+    return this.expireHistory('webhook_endpoint_subscription_changes', '', before, batch);
+  }
+
+  /**
+   * A batch of an endpoint history's rows from before the cutoff, `before` (the events'
+   * retention) or the oldest event still to relay if older, deleted where `also` holds.
+   */
+  private async expireHistory(table: 'webhook_endpoint_status_changes' | 'webhook_endpoint_subscription_changes', also: string, before: Date, batch: number): Promise<number> {
     const [{ deleted }]: { deleted: number }[] = await this.dataSource.query(
-      `WITH doomed AS (
-         SELECT h.endpoint_id, h.changed_at FROM webhook_endpoint_subscription_changes h
-          WHERE h.changed_at < least($1::timestamptz, coalesce((SELECT min(created_at) FROM events WHERE dispatched_at IS NULL), $1::timestamptz))
+      `WITH cutoff AS (
+         SELECT least($1::timestamptz, coalesce((SELECT min(created_at) FROM events WHERE dispatched_at IS NULL), $1::timestamptz)) AS at
+       ), doomed AS (
+         SELECT h.endpoint_id, h.changed_at FROM ${table} h
+          WHERE h.changed_at < (SELECT at FROM cutoff) ${also}
           LIMIT $2
             FOR UPDATE SKIP LOCKED
        ), gone AS (
-         DELETE FROM webhook_endpoint_subscription_changes h USING doomed d WHERE h.endpoint_id = d.endpoint_id AND h.changed_at = d.changed_at RETURNING 1
+         DELETE FROM ${table} h USING doomed d WHERE h.endpoint_id = d.endpoint_id AND h.changed_at = d.changed_at RETURNING 1
        )
        SELECT count(*)::int AS deleted FROM gone`,
       [before, batch],
