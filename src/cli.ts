@@ -9,7 +9,7 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
 
 /** `node dist/cli.js <command> [--flag value ...]`: one JSON object on stdout, exit 0; else stderr, exit 1. */
 const code = await cliMain(process.argv.slice(2));
-// Exits once the answer is written (stdout and stderr are written synchronously to files and
-// pipes): an application that failed half-started (a full server refusing its second
-// connection) left connections of its pool open that nothing can close, and the command hung.
-process.exit(code);
+// Exits once the answer is flushed (a write's callback comes after those before it): an
+// application that failed half-started (a full server refusing its second connection) left
+// connections of its pool open that nothing can close, and the command hung.
+process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

@@ -113,8 +113,11 @@ describe('request pipeline and errors (e2e)', () => {
       // UTF-7 and UTF-16 bodies were decoded and accepted: a body whose bytes hold no quote at all made a draft.
       const utf7 = '{+ACI-name+ACI-:+ACI-seven+ACI-}';
       const utf16 = Buffer.from('{"name":"sixteen"}', 'utf16le');
-      for (const [charset, body] of [['latin1', '{}'], ['utf-7', utf7], ['UTF-16LE', utf16], ['utf-16', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16])], ['"utf-32"', '{}'], ['', '{}']] as const) {
-        const res = await rawRequest(api.app, 'POST', '/v1/test_events', { Authorization: session.auth, 'Content-Type': `application/json; charset=${charset}` }, body);
+      const cases = [['latin1', '{}'], ['utf-7', utf7], ['UTF-16LE', utf16], ['utf-16', Buffer.concat([Buffer.from([0xff, 0xfe]), utf16])], ['"utf-32"', '{}'], ['', '{}']] as const;
+      // A charset= inside another parameter's quoted value is not the body's charset (the diff review found it let UTF-16 through).
+      const headers = [...cases.map(([charset, body]) => [`application/json; charset=${charset}`, body] as const), ['application/json; foo="a;charset=utf-8"; charset=utf-16le', utf16] as const];
+      for (const [contentType, body] of headers) {
+        const res = await rawRequest(api.app, 'POST', '/v1/test_events', { Authorization: session.auth, 'Content-Type': contentType }, body);
         const problem = JSON.parse(res.body.toString());
         expectProblem({ ...res, headers: res.headers as Record<string, string>, body: problem }, 415, 'errors.common.unsupported_media_type', 'bad-request');
         expect(problem.field).toBe('Content-Type');

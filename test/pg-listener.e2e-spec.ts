@@ -53,8 +53,10 @@ describe('PgListener (e2e)', () => {
     });
     const starting = listener.start();
     await waitFor(async () => pid !== 0, 5_000, 'the connection being prepared');
-    await listener.stop();
+    const stopping = listener.stop();
     proceed();
+    // The stop waits for the start in progress, which closes its connection.
+    await stopping;
     await starting;
     const alive = async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount !== 0;
     await waitFor(async () => !(await alive()), 5_000, 'the connection closed');

@@ -19,6 +19,8 @@ export interface PgListenerHandlers {
 export class PgListener {
   private client?: pg.Client;
   private retry?: NodeJS.Timeout;
+  private starting?: Promise<void>;
+  private pending?: pg.Client;
   private stopped = false;
 
   constructor(
@@ -28,7 +30,14 @@ export class PgListener {
     private readonly prepare?: (connection: pg.Client) => Promise<unknown>,
   ) {}
 
-  async start(): Promise<void> {
+  /** Starts listening; `stop` waits for a start in progress. */
+  start(): Promise<void> {
+    const starting = this.connect();
+    this.starting = starting;
+    return starting;
+  }
+
+  private async connect(): Promise<void> {
     if (this.stopped) return;
     const client = new pg.Client({ connectionString: this.databaseUrl });
     let gone = false;
@@ -41,6 +50,7 @@ export class PgListener {
     client.on('notification', (message) => this.handlers.notification(message.payload ?? '', client));
     client.on('error', (error) => lose(error.message));
     client.on('end', () => lose('the connection ended'));
+    this.pending = client;
     try {
       await client.connect();
       await client.query(`LISTEN ${this.channel}`);
@@ -48,6 +58,8 @@ export class PgListener {
     } catch (error) {
       lose(error instanceof Error ? error.message : String(error));
       return;
+    } finally {
+      this.pending = undefined;
     }
     if (gone) return;
     // Stopped while the connection was being made (a reconnect during shutdown): nothing may listen after stop.
@@ -62,6 +74,10 @@ export class PgListener {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retry);
+    // A connection still being made: cut (a server that does not answer would hold the stop),
+    // and its start, which sees `stopped`, ends; wait for it.
+    await this.pending?.end().catch(() => undefined);
+    await this.starting;
     await this.client?.end().catch(() => undefined);
   }
 

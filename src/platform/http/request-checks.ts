@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
+import { format as formatContentType, parse as parseContentType } from 'content-type';
 import { DomainException } from '../errors/domain.exception.js';
 
 /**
@@ -117,16 +118,20 @@ export function checkJsonHeaders(headers: IncomingHttpHeaders): void {
   }
 }
 
-const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
-
 /**
  * A JSON body's declared charset, which must be UTF-8 (RFC 8259: JSON exchanged between systems
  * is UTF-8), else a 415: a body declared UTF-16 or UTF-7 would be decoded by body-parser and
- * judged on text its bytes do not show. Answers whether it was written `utf8`, the alias many
- * clients send.
+ * judged on text its bytes do not show. Read with the parser body-parser reads it with, so a
+ * `charset=` inside another parameter's quoted value cannot stand in for the real one. Answers
+ * whether it was written `utf8`, the alias many clients send.
  */
 export function checkJsonCharset(contentType: string | undefined): { alias: boolean } {
-  const charset = CHARSET.exec(contentType ?? '')?.[1].toLowerCase();
+  let charset: string | undefined;
+  try {
+    charset = contentType === undefined ? undefined : parseContentType(contentType).parameters.charset?.toLowerCase();
+  } catch {
+    throw new DomainException('UnsupportedMediaType', 'The Content-Type header is not a media type this operation can read.', { field: 'Content-Type' });
+  }
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new DomainException('UnsupportedMediaType', `The body's charset is ${charset.slice(0, 40) || 'empty'}; this operation reads UTF-8 JSON.`, { field: 'Content-Type' });
   }
@@ -135,7 +140,8 @@ export function checkJsonCharset(contentType: string | undefined): { alias: bool
 
 /** The Content-Type with its `utf8` charset written `utf-8`, the one name body-parser reads. */
 export function withUtf8Charset(contentType: string): string {
-  return contentType.replace(CHARSET, '; charset=utf-8');
+  const parsed = parseContentType(contentType);
+  return formatContentType({ type: parsed.type, parameters: { ...parsed.parameters, charset: 'utf-8' } });
 }
 
 /** Whether the request carries body bytes (an empty body with a Content-Type is no body). */

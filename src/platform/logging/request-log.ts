@@ -1,5 +1,6 @@
 import type { NextFunction, Request } from 'express';
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ApiRequest } from '../auth/auth-context.js';
 import { fieldLineLogger } from './logger.js';
@@ -55,6 +56,9 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
   };
 }
 
+/** The callbacks of a socket's queued responses, called when it closes: one listener per socket, however deep the pipeline. */
+const queuedOn = new WeakMap<Socket, Set<() => void>>();
+
 /**
  * Calls `listener` once, when the response closes or, for a response queued behind another on a
  * pipelined connection (it has no socket yet), when the connection closes first: Node never
@@ -66,15 +70,25 @@ export function whenClosed(response: ServerResponse, listener: () => void): void
     response.once('close', listener);
     return;
   }
+  let queued = queuedOn.get(socket);
+  if (!queued) {
+    const callbacks = new Set<() => void>();
+    queued = callbacks;
+    queuedOn.set(socket, callbacks);
+    socket.once('close', () => {
+      queuedOn.delete(socket);
+      for (const callback of callbacks) callback();
+    });
+  }
   let called = false;
   const once = () => {
     if (called) return;
     called = true;
-    socket.off('close', once);
+    queued.delete(once);
     listener();
   };
+  queued.add(once);
   response.once('close', once);
-  socket.once('close', once);
 }
 
 /**

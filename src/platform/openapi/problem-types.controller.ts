@@ -56,10 +56,14 @@ export class ProblemTypesController {
    */
   private get types(): ReadonlyMap<string, ProblemTypeDoc> {
     if (this.built) return this.built;
-    const resources = new Set([...JSON.stringify(this.publication.document()).matchAll(RESOURCE_KEY)].map(([, name]) => name));
+    // Exactly the keys the document names: a catalogued key (webhooks' not_found) matches the pattern too, without its resource's other key.
+    const named = new Set([...JSON.stringify(this.publication.document()).matchAll(RESOURCE_KEY)].map(([key]) => key.slice(1, -1)));
     const catalogued = new Set(CATALOGUE_KEYS.map((entry) => entry.detailKey));
-    const ofResources = [...resources].sort().flatMap((name) => Object.values(resourceErrors(name)));
-    const keys = [...CATALOGUE_KEYS, ...ofResources.filter((entry) => !catalogued.has(entry.detailKey))];
+    const ofResources = [...named]
+      .filter((key) => !catalogued.has(key))
+      .sort()
+      .flatMap((key) => Object.values(resourceErrors(key.split('.')[2])).filter((entry) => entry.detailKey === key));
+    const keys = [...CATALOGUE_KEYS, ...ofResources];
     this.built = new Map(
       (Object.keys(PROBLEM_TYPES) as ProblemType[]).map((slug) => [
         slug,
