@@ -1,3 +1,4 @@
+import type { IncomingMessage, Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { Scope } from '../src/platform/catalog/scopes.js';
@@ -5,6 +6,7 @@ import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { TEST_FAILURE_MESSAGE, TestResourcesModule } from './support/test-resources.module.js';
+import { waitFor } from './support/wait-for.js';
 
 const TRACE_ID = /^[\da-f]{32}$/;
 
@@ -58,6 +60,32 @@ describe('request pipeline and errors (e2e)', () => {
       const res = await api.http[method](path).set('Authorization', session.auth);
       expectProblem(res, 405, 'errors.common.method_not_allowed', 'method-not-allowed');
       expect(res.headers.allow).toBe(allow);
+    });
+  });
+
+  describe('pipelining', () => {
+    it('answers sixteen pipelined requests on one connection in order, adding one close listener to it however deep the pipeline', async () => {
+      // Node warns from a socket's eleventh 'close' listener: one per queued response used to be added.
+      const server = api.app.getHttpServer() as Server;
+      let most = 0;
+      const count = (request: IncomingMessage) => process.nextTick(() => (most = Math.max(most, request.socket.listenerCount('close'))));
+      server.on('request', count);
+      try {
+        const { port } = server.address() as AddressInfo;
+        const socket = connect(port, '127.0.0.1');
+        let text = '';
+        socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+        const request = (n: number) => `GET /v1/test_events?n=${n} HTTP/1.1\r\nHost: x\r\nAuthorization: ${session.auth}\r\n\r\n`;
+        socket.write(Array.from({ length: 16 }, (_, n) => request(n)).join(''));
+        const statuses = () => text.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+        await waitFor(async () => statuses().length === 16, 10_000, 'sixteen answers');
+        socket.destroy();
+        expect(statuses()).toEqual(Array(16).fill('HTTP/1.1 200'));
+        expect(most).toBeGreaterThan(0);
+        expect(most).toBeLessThan(10);
+      } finally {
+        server.off('request', count);
+      }
     });
   });
 
