@@ -163,6 +163,8 @@ describe('request pipeline and errors (e2e)', () => {
       const headers = { Authorization: session.auth, 'Content-Type': 'application/json', 'Content-Encoding': 'gzip' };
       const gzipped = await rawRequest(api.app, 'POST', '/v1/test_events', headers, gzipSync('{"name":"zipped"}'));
       expect(gzipped.status).toBe(201);
+      // x-gzip is gzip (RFC 9110 8.4.1.3).
+      expect((await rawRequest(api.app, 'POST', '/v1/test_events', { ...headers, 'Content-Encoding': 'X-Gzip' }, gzipSync('{"name":"x-zipped"}'))).status).toBe(201);
       const res = await rawRequest(api.app, 'POST', '/v1/test_events', headers, '{"name":"plain"}');
       const body = JSON.parse(res.body.toString());
       expectProblem({ ...res, headers: res.headers as Record<string, string>, body }, 422, 'errors.common.validation.invalid_input', 'validation');

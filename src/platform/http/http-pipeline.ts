@@ -166,6 +166,8 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
       const contentType = request.headers['content-type'];
       if (!request.is(JSON_TYPES)) throw notJson(contentType);
       if (checkJsonCharset(contentType).alias) request.headers['content-type'] = withUtf8Charset(contentType!);
+      // RFC 9110 8.4.1.3: x-gzip is gzip; body-parser knows only the latter name.
+      if (request.headers['content-encoding']?.trim().toLowerCase() === 'x-gzip') request.headers['content-encoding'] = 'gzip';
     }
     next();
   });

@@ -82,7 +82,7 @@ const METHOD_NOT_ALLOWED = {
 const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   413: problemResponse(`The request body exceeds ${BODY_LIMIT.toUpperCase()}.`),
   415: problemResponse(
-    `\`${Errors.UnsupportedMediaType.detailKey}\`: a body that is not \`application/json\` or another \`application/*+json\` type (the detail names the Content-Type sent), a charset other than UTF-8 (\`utf-8\` or \`utf8\`), or a \`Content-Encoding\` other than \`gzip\`, \`deflate\`, \`br\` or \`identity\`. A compressed body that is not valid data in its encoding is a 422 \`${Errors.InvalidInput.detailKey}\`.`,
+    `\`${Errors.UnsupportedMediaType.detailKey}\`: a body that is not \`application/json\` or another \`application/*+json\` type (the detail names the Content-Type sent), a charset other than UTF-8 (\`utf-8\` or \`utf8\`), or a \`Content-Encoding\` other than \`gzip\` (or \`x-gzip\`), \`deflate\`, \`br\` or \`identity\`. A compressed body that is not valid data in its encoding is a 422 \`${Errors.InvalidInput.detailKey}\`.`,
   ),
   422: problemResponse(
     `Validation failed (malformed JSON: \`${Errors.MalformedJson.detailKey}\`; a query parameter given twice or with brackets: \`${Errors.InvalidInput.detailKey}\`); see \`detail_key\`.`,
