@@ -86,7 +86,7 @@ export class WebhookEndpointsController {
   })
   @ApiOkResponse({ type: WebhookEndpointListDto })
   async list(@CurrentAuth() auth: AuthContext): Promise<WebhookEndpointListDto> {
-    return { data: await this.present(await this.endpoints.list(auth)) };
+    return { data: await this.endpoints.represent(await this.endpoints.list(auth)) };
   }
 
   @Post()
@@ -236,15 +236,11 @@ export class WebhookEndpointsController {
   }
 
   private async presentOne(endpoint: WebhookEndpoint): Promise<WebhookEndpointDto> {
-    const [dto] = await this.present([endpoint]);
+    const [dto] = await this.endpoints.represent([endpoint]);
     return dto;
   }
 
   private async withSecret({ endpoint, secret }: EndpointWithSecret): Promise<WebhookEndpointWithSecretDto> {
     return { ...(await this.presentOne(endpoint)), secret };
-  }
-
-  private present(endpoints: readonly WebhookEndpoint[]): Promise<WebhookEndpointDto[]> {
-    return this.endpoints.represent(endpoints);
   }
 }

@@ -67,12 +67,6 @@ export async function dropDatabase(url: string): Promise<void> {
 }
 
 /**
- * Each process's pool keeps the connections it opened (no idle timeout, as a fixed-size pool):
- * one opened at the worst moment, a burst after a quiet spell, costs its caller a backend start
- * and a first parse of every statement on cold catalog caches, about 10 ms each (seen as the
- * worker's latency spikes when a dead receiver's requests all time out at once).
- */
-/**
  * Session settings of every connection, as the startup packet's `options`. `jit=off`: the
  * service's statements are short index reads, and PostgreSQL's JIT compiles a plan whose
  * estimated cost passes `jit_above_cost`, which one company's statistics can do for every
@@ -104,6 +98,12 @@ export function withSessionSettings(url: string, settings: Readonly<Record<strin
   return `${rest.slice(0, at)}?${parameters.join('&')}${fragment}`;
 }
 
+/**
+ * Each role's pool keeps the connections it opened (no idle timeout, as a fixed-size pool):
+ * one opened at the worst moment, a burst after a quiet spell, costs its caller a backend start
+ * and a first parse of every statement on cold catalog caches, about 10 ms each (seen as the
+ * worker's latency spikes when a dead receiver's requests all time out at once).
+ */
 export function dataSourceOptions(url: string): DataSourceOptions {
   return {
     type: 'postgres',
