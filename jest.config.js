@@ -14,16 +14,28 @@ const swc = [
   },
 ];
 
-export default {
+const shared = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': swc },
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
-  globalSetup: '<rootDir>/test/setup/global-setup.ts',
-  globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
-  setupFilesAfterEnv: ['<rootDir>/test/setup/migrate-database.ts'],
+};
+
+// Unit tests of pure logic need no database: only the e2e project creates the run's database
+// and Redis prefix and applies the migrations before each of its files.
+export default {
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/setup/global-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/setup/migrate-database.ts'],
+    },
+  ],
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
   testTimeout: 30000,
   maxWorkers: 2,
