@@ -5,6 +5,7 @@ import { JobQueue } from '../src/platform/queue/job-queue.service.js';
 import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { JobName } from '../src/platform/queue/queue.types.js';
 import { startApi, type TestApi } from './support/api.js';
+import { isolatedDatabase } from './support/deliveries.js';
 import { listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
 import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { createTenantSession } from './support/tenant-session.js';
@@ -73,8 +74,10 @@ describe('Prometheus metrics on GET /metrics of the API port (e2e)', () => {
 });
 
 describe('metrics on METRICS_PORT (e2e, dist/main.js with the api and worker roles)', () => {
-  // A Redis prefix of its own: only this process's worker takes the job counted here.
-  const env = { REDIS_PREFIX: `${process.env.REDIS_PREFIX}-metrics`, METRICS_PORT: '0' };
+  // A Redis prefix of its own: only this process's worker takes the job counted here. A database
+  // of its own: its worker would relay and sweep other files' events.
+  const env: Record<string, string> = { REDIS_PREFIX: `${process.env.REDIS_PREFIX}-metrics`, METRICS_PORT: '0' };
+  let database: Awaited<ReturnType<typeof isolatedDatabase>>;
   let api: TestApi;
   let main: MainProcess;
   let apiPort: number;
@@ -82,6 +85,8 @@ describe('metrics on METRICS_PORT (e2e, dist/main.js with the api and worker rol
   let redis: TcpProxy;
 
   beforeAll(async () => {
+    database = await isolatedDatabase('metrics');
+    env.DATABASE_URL = database.url;
     api = await startApi({ env });
     const redisUrl = new URL(process.env.REDIS_URL!);
     redis = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
@@ -95,6 +100,7 @@ describe('metrics on METRICS_PORT (e2e, dist/main.js with the api and worker rol
     await main.stop();
     await redis.close();
     await api.close();
+    await database.drop();
   });
 
   it('serves them on that port only, not on the API port', async () => {

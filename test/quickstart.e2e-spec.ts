@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { isolatedDatabase } from './support/deliveries.js';
 import { freePort } from './support/free-port.js';
 import { listeningPort, spawnMain } from './support/main-process.js';
 
@@ -24,12 +25,15 @@ describe("the README's quickstart (e2e)", () => {
     expect(block).toContain('DEMO="${TMPDIR:-/tmp}/');
 
     const [port, mcpPort] = [await freePort(), await freePort()];
-    const main = spawnMain({ APP_ROLES: 'api,mcp,worker', PORT: String(port), MCP_PORT: String(mcpPort) });
+    // A database and Redis prefix of its own: its worker would relay and sweep other files' events and jobs.
+    const database = await isolatedDatabase('quickstart');
+    const service = { DATABASE_URL: database.url, REDIS_PREFIX: `${process.env.REDIS_PREFIX}-quickstart` };
+    const main = spawnMain({ ...service, APP_ROLES: 'api,mcp,worker', PORT: String(port), MCP_PORT: String(mcpPort) });
     try {
       await listeningPort(main);
       // -e: the first failing command fails the run; pipefail: also inside a pipe.
       const { stdout } = await run('bash', ['-e', '-o', 'pipefail', '-c', block], {
-        env: { ...process.env, BASE: `http://127.0.0.1:${port}`, MCP: `http://127.0.0.1:${mcpPort}` },
+        env: { ...process.env, ...service, BASE: `http://127.0.0.1:${port}`, MCP: `http://127.0.0.1:${mcpPort}` },
         maxBuffer: 10 * 1024 * 1024,
       });
       expect(stdout).toContain('"status":"issued"');
@@ -37,6 +41,7 @@ describe("the README's quickstart (e2e)", () => {
       expect(stdout).toMatch(/"type":"fin\.invoice\.created"/);
     } finally {
       await main.stop();
+      await database.drop();
     }
   }, 180_000);
 });

@@ -5,6 +5,7 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import { JobQueue } from '../src/platform/queue/job-queue.service.js';
 import { JOB_QUEUES, JobName, QUEUE_NAMES } from '../src/platform/queue/queue.types.js';
 import { startApi, type TestApi } from './support/api.js';
+import { isolatedDatabase } from './support/deliveries.js';
 import { waitForQueues } from './support/queues.js';
 import { createTenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
@@ -20,6 +21,12 @@ import { WebhookKeyRevocation } from '../src/webhooks/webhook-key-revocation.js'
  * so workers started elsewhere, in other files or other groups, never count here.
  */
 const prefix = (name: string) => ({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-worker-${name}` });
+
+/** A group that starts a worker also has a database of its own: the worker relays and sweeps every event of its database. */
+async function workerWorld(name: string): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const database = await isolatedDatabase(`worker_${name}`);
+  return { env: { ...prefix(name), DATABASE_URL: database.url }, drop: database.drop };
+}
 
 const queuesOf = (jobs: JobQueue) => QUEUE_NAMES.map((name) => jobs.bullQueue(name));
 
@@ -47,20 +54,22 @@ describe('API role alone (e2e)', () => {
 });
 
 describe('worker role (e2e)', () => {
-  const env = prefix('running');
+  let world: Awaited<ReturnType<typeof workerWorld>>;
   let api: TestApi;
   let jobs: JobQueue;
   let worker: INestApplicationContext;
 
   beforeAll(async () => {
-    api = await startApi({ modules: [TestResourcesModule], env });
+    world = await workerWorld('running');
+    api = await startApi({ modules: [TestResourcesModule], env: world.env });
     jobs = api.app.get(JobQueue);
-    worker = await startWorker({ env });
+    worker = await startWorker({ env: world.env });
     await waitForWorkers(jobs);
   });
   afterAll(async () => {
     await worker.close();
     await api.close();
+    await world.drop();
   });
 
   it('runs one worker per queue and schedules the idempotency cleanup every 10 minutes', async () => {
@@ -93,17 +102,21 @@ describe('worker role (e2e)', () => {
 });
 
 describe('a closed worker (e2e)', () => {
-  const env = prefix('closed');
+  let world: Awaited<ReturnType<typeof workerWorld>>;
   let api: TestApi;
 
   beforeAll(async () => {
-    api = await startApi({ modules: [TestResourcesModule], env });
+    world = await workerWorld('closed');
+    api = await startApi({ modules: [TestResourcesModule], env: world.env });
   });
-  afterAll(() => api.close());
+  afterAll(async () => {
+    await api.close();
+    await world.drop();
+  });
 
   it('stops its workers when closed', async () => {
     const jobs = api.app.get(JobQueue);
-    const worker = await startWorker({ env });
+    const worker = await startWorker({ env: world.env });
     await waitForWorkers(jobs);
     await worker.close();
     for (const queue of queuesOf(jobs)) expect(await queue.getWorkersCount()).toBe(0);
