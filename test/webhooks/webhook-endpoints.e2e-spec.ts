@@ -181,6 +181,7 @@ describe('webhook endpoints (e2e)', () => {
       ]);
       expectProblem(await send('post', '/v1/webhook_endpoints', session.auth, [1]), 422, 'errors.integrations.webhooks.validation_failed', 'validation');
       const missing = await send('post', '/v1/webhook_endpoints', session.auth, {});
+      expectProblem(missing, 422, 'errors.integrations.webhooks.validation_failed', 'validation');
       expect(missing.body.errors).toEqual([
         { path: 'name', code: 'required', message: 'name is required' },
         { path: 'url', code: 'required', message: 'url is required' },
@@ -200,17 +201,19 @@ describe('webhook endpoints (e2e)', () => {
           if (version) req.set('OH-Version', version);
           return req.send({ name: 'x', url: PUBLIC_URL, event_types: ['fin.invoice.created'], pinned_version: '2025-01-01' });
         };
-        expect((await create('2025-01-01')).status).toBe(410);
+        expectProblem(await create('2025-01-01'), 410, 'errors.platform.versioning.version_sunset', 'version-sunset');
         const pinned = await create(undefined);
-        expect(pinned.status).toBe(422);
+        expectProblem(pinned, 422, 'errors.integrations.webhooks.validation_failed', 'validation');
         expect(pinned.body.errors).toEqual([expect.objectContaining({ path: 'pinned_version' })]);
+        expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(0);
       } finally {
         await sunset.close();
       }
     });
 
-    it('needs int:webhooks:manage on every route', async () => {
+    it('needs int:webhooks:manage on every route, and changes nothing without it', async () => {
       const endpoint = await created();
+      const before = await row(endpoint.id);
       const reader = await session.newKey([Scope.FinInvoicesRead]);
       for (const [method, path] of [
         ['get', '/v1/webhook_endpoints'],
@@ -224,6 +227,8 @@ describe('webhook endpoints (e2e)', () => {
       ] as const) {
         expectProblem(await send(method, path, reader.auth), 403, 'errors.integrations.missing_scope', 'forbidden', { missing_scope: 'int:webhooks:manage' });
       }
+      expect(await row(endpoint.id)).toEqual(before);
+      expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(1);
     });
   });
 
@@ -237,7 +242,8 @@ describe('webhook endpoints (e2e)', () => {
       expect(again.body).toEqual(first.body);
       expect(again.headers.location).toBe(first.headers.location);
       expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(1);
-      expect((await create({ name: 'different' }, session.auth, 'create-1')).status).toBe(409);
+      expectProblem(await create({ name: 'different' }, session.auth, 'create-1'), 409, 'errors.idempotency.body_mismatch', 'idempotency-conflict');
+      expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(1);
     });
 
     it('answers a repeated DELETE with the same key from storage, not with 404', async () => {
@@ -328,6 +334,7 @@ describe('webhook endpoints (e2e)', () => {
         unknown_event_types: ['fin.invoice.deleted', 'fm.vehicle.*'],
       });
       expect(res.body.unknown_event_types).toHaveLength(2);
+      expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(0);
     });
 
     it('needs the read scope of each family; a write scope counts', async () => {
@@ -342,6 +349,7 @@ describe('webhook endpoints (e2e)', () => {
         missing_scope: 'int:hr.employees:read',
         missing_scopes: ['int:hr.employees:read', 'int:support.tickets:read'],
       });
+      expect(await db.getRepository(WebhookEndpoint).countBy({ tenantId: session.tenant.id })).toBe(0);
     });
 
     it('needs int:* for ["*"] and for types without a read endpoint', async () => {
@@ -489,8 +497,10 @@ describe('webhook endpoints (e2e)', () => {
       expect((await send('patch', path, session.auth, { name: 'renamed', url: PUBLIC_URL, event_types: ['fin.invoice.created'] })).body.pii_enabled).toBe(true);
       expect((await send('patch', path, session.auth, { url: 'https://other.example.com/x' })).body.pii_enabled).toBe(false);
       expect((await row(endpoint.id)).piiEnabled).toBe(false);
-      await runCli('webhook:grant-pii', '--endpoint', endpoint.id);
+      expect((await runCli('webhook:grant-pii', '--endpoint', endpoint.id)).json).toEqual({ id: endpoint.id, pii_enabled: true });
+      expect((await row(endpoint.id)).piiEnabled).toBe(true);
       expect((await send('patch', path, session.auth, { event_types: ['fin.invoice.paid'] })).body.pii_enabled).toBe(false);
+      expect((await row(endpoint.id)).piiEnabled).toBe(false);
     });
 
     it('keeps the grant when event_types names the same types in another order or repeated: no change', async () => {
