@@ -71,8 +71,15 @@ describe('agent-tool server (e2e)', () => {
         await fetch(`${mcp.base}/tools/call`, { method: 'POST', headers: { ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'summarise_finance', arguments: {} }) }),
         await fetch(`${mcp.base}/mcp`, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' }),
         await fetch(`${mcp.base}/nowhere`),
+        // A 2025-era call, answered as an event stream (for which the SDK sets a cache header of its own).
+        await fetch(`${mcp.base}/mcp`, {
+          method: 'POST',
+          headers: { ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'summarise_finance', arguments: {} } }),
+        }),
       ];
-      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 404]);
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 401, 404, 200]);
+      expect(answers[4].headers.get('content-type')).toBe('text/event-stream');
       for (const answer of answers) {
         expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
         expect(answer.headers.get('content-security-policy')).toBe("default-src 'none';frame-ancestors 'none'");

@@ -180,6 +180,10 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const found: any = await client.callTool({ name: 'search_records', arguments: { query: 'RANK-1', resources: ['vehicles'] } });
       // Before: newest first, the exact match last.
       expect(found.structuredContent.data.map((item: { registration: string }) => item.registration)).toEqual(['RANK-1', 'RANK-11', 'RANK-10']);
+      // Ranked on the whole record, then cut to the fields named.
+      const chosen: any = await client.callTool({ name: 'search_records', arguments: { query: 'RANK-1', resources: ['vehicles'], fields: ['status'] } });
+      expect(chosen.structuredContent.data.map((item: { id: string }) => item.id)).toEqual(found.structuredContent.data.map((item: { id: string }) => item.id));
+      for (const item of chosen.structuredContent.data) expect(Object.keys(item).sort()).toEqual(['id', 'resource', 'status']);
     });
 
     it('takes fields across kinds: a member one kind has is kept for it, ranking still sees what fields leaves out', async () => {
@@ -239,6 +243,29 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const result: any = await client.callTool({ name, arguments: { ...args, id: invoiceId } });
       expectCut(result, result.structuredContent);
       expect(result.structuredContent.notes).toBe('Ü'.repeat(2000));
+    });
+
+    it('search_records keeps line_count beside the lines it cut, for one kind and across kinds', async () => {
+      for (const resources of [['invoices'], ['invoices', 'bills']]) {
+        const result: any = await client.callTool({ name: 'search_records', arguments: { query: 'ÜÜÜÜ', resources, fields: ['lines'] } });
+        expect(result.structuredContent.data).toHaveLength(1);
+        const [invoice] = result.structuredContent.data;
+        expect(Object.keys(invoice).sort()).toEqual(['id', 'line_count', 'lines', 'resource']);
+        expect(invoice).toMatchObject({ resource: 'invoices', id: invoiceId, line_count: 500 });
+        expect(invoice.lines.length).toBeLessThan(500);
+        expect(result.structuredContent.hint).toMatch(new RegExp(`lines holds the first ${invoice.lines.length} of line_count`));
+      }
+    });
+
+    it('counts the lines, without them, when fields names line_count', async () => {
+      const record: any = await client.callTool({ name: 'get_record', arguments: { resource: 'invoices', id: invoiceId, fields: ['line_count', 'currency'] } });
+      expect(record.structuredContent).toEqual({ id: invoiceId, line_count: 500, currency: 'EUR' });
+      // The list's read stops after a record this large (its page is cut short); the next page holds the others.
+      const first: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 3, fields: ['line_count'] } });
+      expect(first.structuredContent.data).toEqual([{ id: invoiceId, line_count: 500 }]);
+      const next: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 3, fields: ['line_count'], cursor: first.structuredContent.next_cursor } });
+      expect(next.structuredContent.data).toHaveLength(3);
+      for (const invoice of next.structuredContent.data) expect(invoice).toEqual({ id: expect.any(String), line_count: expect.any(Number) });
     });
 
     it('list_records with lines in fields cuts the one record its page holds, and pages on', async () => {

@@ -14,7 +14,9 @@ const output = z.object({
       }),
     )
     .describe('Per currency; amounts in minor units. Never add amounts of different currencies.'),
-  invoices_by_status: z.record(z.string(), z.number().int()),
+  invoices_by_status: z
+    .record(z.string(), z.number().int())
+    .describe('Invoices per recorded status: one issued and past its due date counts as issued here, and as overdue in overdue_count.'),
 });
 
 interface InvoiceTotalsRow {
@@ -30,7 +32,7 @@ export const financeSummary: AreaSummary<z.infer<typeof output>> = {
   title: 'Finance summary',
   description:
     'Open and overdue invoice totals per currency (count and balance in minor units), and the number of invoices in each status. ' +
-    'Use it to answer "how much is outstanding / overdue"; then list_invoices or search_invoices for the invoices themselves.',
+    'Use it to answer "how much is outstanding / overdue"; then list or search the invoices themselves.',
   scopes: [Scope.FinInvoicesRead],
   output,
   async compute(scope) {

@@ -17,7 +17,7 @@ export const fleetSummary: AreaSummary<z.infer<typeof output>> = {
   title: 'Fleet summary',
   description:
     'Vehicles by status (active, maintenance, out_of_service, retired) and open work orders: how many, by priority, and how many are overdue. ' +
-    'Then list_work_orders or search_vehicles for details.',
+    'Then list or search the work orders and vehicles for details.',
   scopes: [Scope.FmVehiclesRead, Scope.FmWorkOrdersRead],
   output,
   async compute(scope) {

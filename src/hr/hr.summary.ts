@@ -17,7 +17,7 @@ export const hrSummary: AreaSummary<z.infer<typeof output>> = {
   title: 'HR summary',
   description:
     'What is pending in HR: leave requests waiting for a decision (count, days, by type), timesheets awaiting approval or still in draft, ' +
-    'and employees by employment status. Then list_leave_requests or recent_timesheets for the records.',
+    'and employees by employment status. Then list the leave requests or timesheets for the records.',
   scopes: [Scope.HrLeaveRequestsRead, Scope.HrTimesheetsRead, Scope.HrEmployeesRead],
   output,
   async compute(scope) {

@@ -87,7 +87,16 @@ export class McpHttpService {
     this.window = mcpWindow(config.MCP_RATE_LIMIT_PER_MINUTE);
     this.clientAddress = clientAddressReader(config.trustProxy);
     this.allowedOrigins = [...localhostAllowedOrigins(), ...config.MCP_ALLOWED_ORIGINS];
-    this.mcp = toNodeHandler(tools.handler);
+    // The SDK answers an event stream with `Cache-Control: no-cache, no-transform`, which would
+    // replace the no-store set on every answer: a stream holds the same company data.
+    this.mcp = toNodeHandler({
+      fetch: async (request, context) => {
+        const response = await tools.handler.fetch(request, context);
+        const headers = new Headers(response.headers);
+        headers.set('cache-control', 'no-store');
+        return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+      },
+    });
   }
 
   /** The handshake: no token needed. */

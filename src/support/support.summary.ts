@@ -14,7 +14,7 @@ export const supportSummary: AreaSummary<z.infer<typeof output>> = {
   title: 'Support summary',
   description:
     'Support tickets by status (new, open, pending, on_hold, solved, closed) and the unsolved ones by priority (low, normal, high, urgent). ' +
-    'Then search_tickets or recent_tickets for the tickets.',
+    'Then search or list the tickets themselves.',
   scopes: [Scope.SupportTicketsRead],
   output,
   async compute(scope) {

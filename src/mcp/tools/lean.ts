@@ -118,13 +118,17 @@ function leadingWithin(text: string, bytes: number): string {
 /**
  * A list item as a model needs it: no null members or empty arrays, and each array of records
  * inside it (an invoice's lines) replaced by its count (`line_count`), unless `fields` names it.
- * With `fields`, only `id` and those members.
+ * With `fields`, only `id` and those members (a count named, `line_count`, is the list's count).
  */
 export function leanItem(item: Record<string, unknown>, fields?: readonly string[]): Record<string, unknown> {
   const lean: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(withoutNulls(item))) {
-    if (fields && name !== 'id' && !fields.includes(name)) continue;
+    if (fields && name !== 'id' && !fields.includes(name) && !fields.includes(countName(name))) continue;
     if (Array.isArray(value)) {
+      if (fields?.includes(countName(name)) && !fields.includes(name)) {
+        lean[countName(name)] = value.length;
+        continue;
+      }
       if (value.length === 0) continue;
       if (!fields?.includes(name) && isRecordList(value)) {
         lean[countName(name)] = value.length;

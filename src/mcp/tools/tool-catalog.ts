@@ -54,12 +54,11 @@ const limit = z
   .optional()
   .describe(`How many records to return (1-${MAX_TOOL_LIMIT}, default ${DEFAULT_TOOL_LIMIT}).`);
 const cursor = z.string().min(1).max(1000).optional().describe('The next_cursor of the previous call, with the same other arguments, to get the following records.');
-const fields = z
-  .array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/))
-  .min(1)
-  .max(40)
-  .optional()
-  .describe('Members to return besides id (default: all but nested records, which are counted: line_count). Name `lines` to get them.');
+const fieldsOf = (description: string) => z.array(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/)).min(1).max(40).optional().describe(description);
+/** `fields` of the page tools, whose items count their nested records. */
+const fields = fieldsOf('Members to return besides id (default: all, with nested records counted: line_count). Name lines to get them.');
+/** `fields` of the get tools, whose record holds its nested records. */
+const recordFields = fieldsOf('Members to return besides id (default: all, nested records included). line_count counts lines without them.');
 /** A search text: every word must appear, so one past the reader's bound is refused, not dropped. */
 const query = z
   .string()
@@ -81,16 +80,24 @@ const pageOf = (item: z.ZodType) =>
     hint: z.string().optional(),
   });
 
+/** The members of `item` that are arrays of records (an invoice's `lines`). */
+function recordLists(item: z.ZodObject): string[] {
+  return Object.entries(item.shape).flatMap(([name, member]) => {
+    const inner = member instanceof z.ZodOptional ? member.unwrap() : member;
+    return inner instanceof z.ZodArray && inner.element instanceof z.ZodObject ? [name] : [];
+  });
+}
+
 /** `item` with an optional count member beside each of its arrays of records (`lines` → `line_count`), described by `describe`. */
 function withCounts(item: z.ZodObject, describe: (name: string) => string): z.ZodObject {
-  const counts: Record<string, z.ZodType> = {};
-  for (const [name, member] of Object.entries(item.shape)) {
-    const inner = member instanceof z.ZodOptional ? member.unwrap() : member;
-    if (inner instanceof z.ZodArray && inner.element instanceof z.ZodObject) {
-      counts[countName(name)] = z.number().int().optional().describe(describe(name));
-    }
-  }
-  return item.extend(counts);
+  return item.extend(Object.fromEntries(recordLists(item).map((name) => [countName(name), z.number().int().optional().describe(describe(name))])));
+}
+
+/** An item cut down to `fields`: its id, its resource (a merged result's), the members named, and the count of each list named (a list cut to fit keeps its count). */
+function onlyFields(item: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(item).filter(([name]) => name === 'id' || name === 'resource' || fields.includes(name) || fields.some((field) => countName(field) === name)),
+  );
 }
 
 /** A list item's schema: nested records may be replaced by their count (leanItem). */
@@ -136,7 +143,7 @@ export class ToolCatalog {
   private readonly byName: ReadonlyMap<string, AgentTool>;
   private readonly resources: readonly ReadResource<any, any>[];
   private readonly summaries: readonly AreaSummary[];
-  /** Per resource: the members its items have, for `fields`. */
+  /** Per resource: the members its items have, and the counts of their nested records (`line_count`), for `fields`. */
   private readonly members: ReadonlyMap<string, ReadonlySet<string>>;
 
   constructor(
@@ -146,7 +153,12 @@ export class ToolCatalog {
   ) {
     this.resources = sources.resources;
     this.summaries = sources.summaries;
-    this.members = new Map(sources.resources.map((resource) => [resource.name, new Set(Object.keys(itemSchema(resource.item).shape))]));
+    this.members = new Map(
+      sources.resources.map((resource) => {
+        const item = itemSchema(resource.item);
+        return [resource.name, new Set([...Object.keys(item.shape), ...recordLists(item).map(countName)])];
+      }),
+    );
     this.resourceTools = [...sources.resources.flatMap((resource) => this.resourceToolsOf(resource)), ...sources.summaries.map((summary) => this.summaryTool(summary))];
     this.byName = new Map(this.resourceTools.map((tool) => [tool.name, tool]));
   }
@@ -181,12 +193,15 @@ export class ToolCatalog {
     const item = itemSchema(resource.item);
     const common = { scopes: [resource.scope], area: resource.area, output: pageOf(listItem(item)) };
     const searched = resource.searchable.join(', ');
+    const lists = recordLists(item);
+    // Page tools count nested records (leanItem); the resource's description may name them.
+    const counted = lists.length === 0 ? '' : ` Each item counts its ${lists.join(', ')} (${lists.map(countName).join(', ')}) unless fields names them.`;
     return [
       {
         ...common,
         name: resourceToolName('list', resource.name),
         title: `List ${plural}`,
-        description: `Lists the company's ${plural}, newest first. ${resource.description}`,
+        description: `Lists the company's ${plural}, newest first. ${resource.description}${counted}`,
         input: z.object({ limit, cursor, fields }).strict(),
         run: (tenantId, args) => this.page(resource, args, this.fetcher('list', resource, tenantId, args), tenantId),
       },
@@ -195,7 +210,7 @@ export class ToolCatalog {
         name: resourceToolName('get', resource.name),
         title: `Get ${resource.article} ${resource.singular}`,
         description: `Gets one ${resource.singular} by its id, nested records included. ${resource.description}`,
-        input: z.object({ id: z.guid().describe(`The ${resource.singular}'s id.`), fields }).strict(),
+        input: z.object({ id: z.guid().describe(`The ${resource.singular}'s id.`), fields: recordFields }).strict(),
         output: cutItem(item),
         run: (tenantId, args) => this.get(resource, tenantId, args),
       },
@@ -203,7 +218,7 @@ export class ToolCatalog {
         ...common,
         name: resourceToolName('search', resource.name),
         title: `Search ${plural}`,
-        description: `Finds ${plural} whose ${searched} contain every word of the query (case-insensitive), newest first.`,
+        description: `Finds ${plural} whose ${searched} contain every word of the query (case-insensitive), newest first.${counted}`,
         input: z.object({ query: query.describe(`Up to ${MAX_SEARCH_WORDS} words to look for in ${searched}.`), limit, cursor, fields }).strict(),
         run: (tenantId, args) => this.page(resource, args, this.fetcher('search', resource, tenantId, args), tenantId),
       },
@@ -211,7 +226,7 @@ export class ToolCatalog {
         ...common,
         name: resourceToolName('recent', resource.name),
         title: `Recent ${resource.singular} changes`,
-        description: `Lists ${plural} created or changed since a time, most recently changed first.`,
+        description: `Lists ${plural} created or changed since a time, most recently changed first.${counted}`,
         input: z.object({ since, limit, cursor, fields }).strict(),
         run: (tenantId, args) => this.page(resource, args, this.fetcher('recent', resource, tenantId, args), tenantId),
       },
@@ -249,7 +264,7 @@ export class ToolCatalog {
       name: 'get_record',
       title: 'Get a record',
       description: "Gets one record by its id (from another result, or another record's *_id member), nested records included.",
-      input: z.object({ resource: resourceEnum(resources), id: z.guid().describe("The record's id."), fields }).strict(),
+      input: z.object({ resource: resourceEnum(resources), id: z.guid().describe("The record's id."), fields: recordFields }).strict(),
       output: anyRecord,
       run: (tenantId, args) => this.byName.get(resourceToolName('get', args.resource as string))!.run(tenantId, args),
     };
@@ -300,7 +315,7 @@ export class ToolCatalog {
     return {
       name: 'summarise',
       title: 'Summarise an area',
-      description: 'Totals and counts of one business area (open invoices and amounts, vehicles due, headcount, open tickets, documents): start here for overview questions.',
+      description: 'Totals and counts of one business area (open and overdue invoices, vehicles by status and open work orders, pending leave and timesheets, open tickets, documents): start here for overview questions.',
       input: z.object({ area: z.enum(areas.map((summary) => summary.area) as [Area, ...Area[]]).describe('The business area.') }).strict(),
       output: z.looseObject({}),
       scopes: [...new Set(areas.flatMap((summary) => summary.scopes))],
@@ -316,7 +331,8 @@ export class ToolCatalog {
   private async get(resource: ReadResource<any, any>, tenantId: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
     const wanted = this.fieldsOf(resource, args);
     const item = withoutNulls(await this.reader.get(resource, tenantId, args.id as string)) as Record<string, unknown>;
-    const chosen = wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'id' || wanted.includes(name))) : item;
+    const counts = Object.entries(item).flatMap(([name, value]) => (Array.isArray(value) && wanted?.includes(countName(name)) ? [[countName(name), value.length]] : []));
+    const chosen = wanted ? { ...onlyFields(item, wanted), ...Object.fromEntries(counts) } : item;
     const fitted = fitItem(chosen, ITEM_BUDGET_BYTES);
     return fitted.cut.length === 0 ? fitted.item : { ...fitted.item, hint: cutHint(fitted.cut) };
   }
@@ -390,19 +406,26 @@ export class ToolCatalog {
     const chosen = allowed.filter((resource) => names.includes(resource.name));
     const tag = (resource: ReadResource<any, any>, items: unknown): Record<string, unknown>[] =>
       (items as Record<string, unknown>[]).map((item) => ({ resource: resource.name, ...item }));
+    const wanted = args.fields as string[] | undefined;
+    const order = verb === 'search' ? 'created_at' : 'updated_at';
+    // Each kind is asked for the wanted members it has plus those the ranking reads; the ranking
+    // members are dropped again once the items are ranked.
+    const fieldsFor = (resource: ReadResource<any, any>) =>
+      wanted && [...new Set([...wanted, ...resource.searchable, order])].filter((name) => this.members.get(resource.name)!.has(name));
+    const keep = (item: Record<string, unknown>) => (wanted ? onlyFields(item, wanted) : item);
     if (chosen.length === 1) {
       const [resource] = chosen;
-      const page = await this.page(resource, args, this.fetcher(verb, resource, tenantId, args), tenantId, true);
+      this.fieldsOf(resource, args);
+      const page = await this.page(resource, { ...args, fields: fieldsFor(resource) }, this.fetcher(verb, resource, tenantId, args), tenantId, true);
       // Ranked within the page (its order is the cursor's, so pages stay disjoint and complete).
       const ranked = (page.data as Record<string, unknown>[])
         .map((item, index) => ({ item, score: score(item, resource), index }))
         .sort((a, b) => b.score - a.score || a.index - b.index);
-      return { ...page, data: ranked.map(({ item }) => item) };
+      return { ...page, data: ranked.map(({ item }) => keep(item)) };
     }
     if (args.cursor !== undefined) {
       throw new DomainException('InvalidInput', 'cursor pages one kind of record: name exactly one in resources.', { field: 'cursor', code: 'invalid_format' });
     }
-    const wanted = args.fields as string[] | undefined;
     const unknown = wanted?.filter((name) => !chosen.some((resource) => this.members.get(resource.name)!.has(name))) ?? [];
     if (unknown.length > 0) {
       throw new DomainException('InvalidInput', `None of ${chosen.map((resource) => resource.name).join(', ')} has a member ${[...new Set(unknown)].join(', ')}.`, {
@@ -411,11 +434,6 @@ export class ToolCatalog {
       });
     }
     const limit = (args.limit as number | undefined) ?? DEFAULT_TOOL_LIMIT;
-    const order = verb === 'search' ? 'created_at' : 'updated_at';
-    // Each kind is asked for the wanted members it has plus those the ranking reads; the ranking
-    // members are dropped again once the merge is sorted.
-    const fieldsFor = (resource: ReadResource<any, any>) =>
-      wanted && [...new Set([...wanted, ...resource.searchable, order])].filter((name) => this.members.get(resource.name)!.has(name));
     // MERGE_FAN_OUT kinds at a time: one call holds that many connections of the pool, not one per kind.
     const oneAtATime = pLimit(MERGE_FAN_OUT);
     const pages = await Promise.all(
@@ -433,8 +451,6 @@ export class ToolCatalog {
       return items.map((item) => ({ item, score: score(item, resource), at: String(item[order] ?? ''), cut }));
     });
     hits.sort((a, b) => b.score - a.score || b.at.localeCompare(a.at));
-    const keep = (item: Record<string, unknown>) =>
-      wanted ? Object.fromEntries(Object.entries(item).filter(([name]) => name === 'resource' || name === 'id' || wanted.includes(name))) : item;
     const data = hits.slice(0, limit).map((hit) => keep(hit.item));
     const fitted = fitPage(data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES)), RESULT_BUDGET_BYTES);
     const shown = fitted.items;
@@ -442,7 +458,7 @@ export class ToolCatalog {
     const hints = [
       ...(shown.length === 1 && hits[0].cut ? [hits[0].cut] : []),
       ...(fitted.cut.length > 0 ? [cutHint(fitted.cut)] : []),
-      ...(shown.length < hits.length || more ? ['More results: narrow the query, or name one resource in resources and page with next_cursor.'] : []),
+      ...(shown.length < hits.length || more ? [`More results: ${verb === 'search' ? 'narrow the query' : 'set a later since'}, or name one resource in resources and page with next_cursor.`] : []),
     ];
     return hints.length === 0 ? { data: shown } : { data: shown, hint: hints.join(' ') };
   }
