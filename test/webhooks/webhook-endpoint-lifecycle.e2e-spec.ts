@@ -9,6 +9,7 @@ import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js'
 import { WebhookEndpoint, type WebhookEndpointStatus, type WebhookDisabledReason } from '../../src/webhooks/webhook-endpoint.entity.js';
 import { startApi, type TestApi } from '../support/api.js';
 import { runCli } from '../support/cli.js';
+import { publishEvents } from '../support/deliveries.js';
 import { eventBeingWritten } from '../support/publishing-lock.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { waitFor } from '../support/wait-for.js';
@@ -259,6 +260,62 @@ describe('webhook endpoint quota and states (e2e)', () => {
       await setState(id, 'disabled', 'auto_consecutive_failures');
       await runCli('key:expire', '--key', owner.id);
       expect((await action(id, 'resume', admin.auth)).status).toBe(409);
+    });
+  });
+
+  describe("a delivery's next_attempt_at while its endpoint waits", () => {
+    /** A pending delivery of the endpoint, due now (no worker runs here: nothing attempts it). */
+    const pendingDelivery = async (endpointId: string): Promise<string> => {
+      const [eventId] = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      const [{ id }] = await db.query(
+        `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, attempt, next_attempt_at)
+         VALUES ($1, $2, $3, 'fin.invoice.created', '2026-05-16', false, 1, clock_timestamp()) RETURNING id`,
+        [session.tenant.id, endpointId, eventId],
+      );
+      return id as string;
+    };
+    const shown = async (endpointId: string, deliveryId: string) => {
+      const base = `/v1/webhook_endpoints/${endpointId}`;
+      const [listed, one, endpoint] = await Promise.all([
+        api.http.get(`${base}/deliveries`).set('Authorization', session.auth),
+        api.http.get(`${base}/deliveries/${deliveryId}`).set('Authorization', session.auth),
+        api.http.get(base).set('Authorization', session.auth),
+      ]);
+      expect(listed.body.data.map((delivery: Json) => delivery.id)).toEqual([deliveryId]);
+      return { listed: listed.body.data[0].next_attempt_at, one: one.body.next_attempt_at, circuit: endpoint.body.circuit };
+    };
+
+    it('is the open circuit\'s next probe, not the retry time the probe will come after', async () => {
+      const endpoint = await created();
+      const deliveryId = await pendingDelivery(endpoint.id);
+      const [{ stored }] = await db.query(`SELECT next_attempt_at AS stored FROM webhook_deliveries WHERE id = $1`, [deliveryId]);
+      expect(await shown(endpoint.id, deliveryId)).toMatchObject({ listed: stored.toISOString(), one: stored.toISOString() });
+
+      await openCircuit(endpoint.id);
+      const { listed, one, circuit } = await shown(endpoint.id, deliveryId);
+      expect(circuit).toMatchObject({ state: 'open', next_probe_at: expect.any(String) });
+      expect(new Date(circuit.next_probe_at).getTime()).toBeGreaterThan(stored.getTime());
+      expect([listed, one]).toEqual([circuit.next_probe_at, circuit.next_probe_at]);
+      // The stored time is the retry time still.
+      expect((await db.query(`SELECT next_attempt_at FROM webhook_deliveries WHERE id = $1`, [deliveryId]))[0].next_attempt_at).toEqual(stored);
+    });
+
+    it("is the end of a receiver's Retry-After, also in the answer to retry now", async () => {
+      const endpoint = await created();
+      const deliveryId = await pendingDelivery(endpoint.id);
+      const gate = api.app.get(DeliveryGate);
+      const now = Date.now();
+      await gate.enqueue([{ endpointId: endpoint.id, deliveryId: randomUUID(), dueMs: now }], now);
+      const { grants } = await gate.take(1, now);
+      expect(grants).toHaveLength(1);
+      await gate.release([{ ...grants[0], verdict: 'up', holdUntilMs: now + 120_000 }], 0, now);
+
+      const { listed, one, circuit } = await shown(endpoint.id, deliveryId);
+      expect(circuit).toMatchObject({ state: 'closed', held_until: new Date(now + 120_000).toISOString() });
+      expect([listed, one]).toEqual([circuit.held_until, circuit.held_until]);
+      const retried = await api.http.post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${deliveryId}/retry`).set('Authorization', session.auth);
+      expect(retried.status).toBe(202);
+      expect(retried.body.next_attempt_at).toBe(circuit.held_until);
     });
   });
 

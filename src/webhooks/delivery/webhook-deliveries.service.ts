@@ -56,7 +56,29 @@ export class WebhookDeliveriesService {
     if (filters.since) query.andWhere('delivery.created_at >= CAST(:since AS timestamptz)', { since: filters.since });
     // The cursor is signed for the filters too, so one reused with others is refused.
     const filtered = filters.status || filters.eventType || filters.since ? `\n${filters.status ?? ''}\n${filters.eventType ?? ''}\n${filters.since ?? ''}` : '';
-    return this.paginator.paginate(query, page, { list: `webhook_deliveries:${endpoint.id}${filtered}`, invalidCursor: 'InvalidCursor', map: toDeliveryDto });
+    const waits = await this.endpointWaitsUntil(endpoint);
+    return this.paginator.paginate(query, page, {
+      list: `webhook_deliveries:${endpoint.id}${filtered}`,
+      invalidCursor: 'InvalidCursor',
+      map: (delivery) => toDeliveryDto(delivery, waits),
+    });
+  }
+
+  /**
+   * Until when the gate holds the endpoint's deliveries back, whatever their own retry time: its
+   * circuit's next probe while open, or a receiver's Retry-After. Null when nothing holds it, and
+   * when Redis cannot be read (logged): the deliveries' own times are then shown.
+   */
+  private async endpointWaitsUntil(endpoint: WebhookEndpoint): Promise<Date | null> {
+    const circuit = await this.gate
+      .circuits([endpoint.id])
+      .then((circuits) => circuits.get(endpoint.id)!)
+      .catch((error: unknown) => {
+        this.logger.warn(`Endpoint circuit unread, deliveries shown at their own retry time: ${error instanceof Error ? error.message : String(error)}`);
+        return null;
+      });
+    const waits = [circuit?.heldUntil, circuit?.state === 'open' ? circuit.nextProbeAt : null].filter((at): at is Date => at instanceof Date);
+    return waits.length === 0 ? null : new Date(Math.max(...waits.map((at) => at.getTime())));
   }
 
   async get(auth: AuthContext, endpointId: string, deliveryId: string): Promise<WebhookDeliveryDetailDto> {
@@ -64,7 +86,7 @@ export class WebhookDeliveriesService {
     const scope = this.data.forTenant(endpoint.tenantId);
     const delivery = await this.findDelivery(scope, endpoint, deliveryId);
     const attempts = await scope.repository(WebhookDeliveryAttempt).find({ where: { deliveryId: delivery.id }, order: { attempt: 'ASC' } });
-    return { ...toDeliveryDto(delivery), attempts: attempts.map(toAttemptDto) };
+    return { ...toDeliveryDto(delivery, await this.endpointWaitsUntil(endpoint)), attempts: attempts.map(toAttemptDto) };
   }
 
   /**
@@ -100,7 +122,7 @@ export class WebhookDeliveriesService {
       });
     if (!replay) throw deliveryNotFound(deliveryId);
     await this.offer(endpoint, [replay]);
-    return toDeliveryDto(await this.findDelivery(scope, endpoint, replay.id));
+    return toDeliveryDto(await this.findDelivery(scope, endpoint, replay.id), await this.endpointWaitsUntil(endpoint));
   }
 
   /**
@@ -125,7 +147,7 @@ export class WebhookDeliveriesService {
     const now = await this.findDelivery(scope, endpoint, deliveryId);
     // Finished between the read above and the update: there is nothing left to retry.
     if (hurried.length === 0 && now.status !== 'pending') throw notPending(now);
-    return toDeliveryDto(now);
+    return toDeliveryDto(now, await this.endpointWaitsUntil(endpoint));
   }
 
   /**
@@ -159,7 +181,7 @@ export class WebhookDeliveriesService {
       return this.findDelivery(scope, endpoint, id);
     });
     await this.offer(endpoint, [delivery]);
-    return toDeliveryDto(delivery);
+    return toDeliveryDto(delivery, await this.endpointWaitsUntil(endpoint));
   }
 
   /**

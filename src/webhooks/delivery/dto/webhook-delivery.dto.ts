@@ -21,7 +21,13 @@ export class WebhookDeliveryDto {
   @ApiProperty({ type: 'integer', description: 'Attempts made so far (0-8).', example: 1 })
   attempt: number;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'When the next attempt is due; set only while pending.' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description:
+      "When the next attempt is due; set only while pending. Its retry time, or later while the endpoint waits: its circuit's next probe while open, the end of a receiver's Retry-After while it holds the endpoint back. (A delivery may still wait for one of the endpoint's WEBHOOK_ENDPOINT_CONCURRENCY slots.)",
+  })
   next_attempt_at: string | null;
 
   @ApiProperty({ enum: DELIVERY_ERROR_CLASSES, nullable: true, type: String, description: 'Why the delivery failed; set only when status is failed.' })
@@ -73,7 +79,9 @@ export class ReplayFailedResultDto {
   enqueued: number;
 }
 
-export function toDeliveryDto(delivery: WebhookDelivery): WebhookDeliveryDto {
+/** `endpointWaitsUntil`: when the endpoint's circuit or a receiver's Retry-After lets the next attempt through, if later than now. */
+export function toDeliveryDto(delivery: WebhookDelivery, endpointWaitsUntil: Date | null = null): WebhookDeliveryDto {
+  const due = delivery.nextAttemptAt && endpointWaitsUntil && endpointWaitsUntil > delivery.nextAttemptAt ? endpointWaitsUntil : delivery.nextAttemptAt;
   return {
     id: delivery.id,
     endpoint_id: delivery.endpointId,
@@ -81,7 +89,7 @@ export function toDeliveryDto(delivery: WebhookDelivery): WebhookDeliveryDto {
     event_type: delivery.eventType,
     status: delivery.status,
     attempt: delivery.attempt,
-    next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
+    next_attempt_at: due?.toISOString() ?? null,
     error_class: delivery.errorClass,
     replayed_from: delivery.replayedFrom,
     last_response_status: delivery.lastResponseStatus,
