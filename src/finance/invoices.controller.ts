@@ -75,8 +75,8 @@ export class InvoiceWritesController {
       'Writable fields: customer_id, currency, issue_date, due_date, notes (null clears notes). Any other member, lines ' +
       'included, is refused with `validation_failed` (unknown_field). Order of checks: `invalid_input` (id) → `invalid_body` → ' +
       '`validation_failed` (body) → `no_writable_fields` (`{}`) → 404 → `update_failed` (not a draft) → `validation_failed` ' +
-      '(due_date before issue_date on the changed invoice) → `currency_not_enabled` → `invalid_reference`. A change that alters ' +
-      'nothing answers 200 with the invoice unchanged and fires no event; otherwise fires fin.invoice.updated.',
+      '(due_date before issue_date on the changed invoice) → `currency_not_enabled` → `invalid_reference`. Every valid PATCH ' +
+      'fires fin.invoice.updated and moves updated_at, also when its values are the stored ones.',
   })
   @ApiBody({ type: UpdateInvoiceDto })
   @ApiOkResponse({ type: InvoiceDto })

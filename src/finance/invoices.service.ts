@@ -14,7 +14,6 @@ import type { UpdateInvoiceDto } from './dto/update-invoice.dto.js';
 import type { VoidInvoiceDto } from './dto/void-invoice.dto.js';
 import { recordAudit } from './finance-audit.js';
 import { invalidReference, invoiceNotFound } from './finance.errors.js';
-import { invoiceResources } from './finance.representation.js';
 import { assertDueNotBeforeIssue, type InvoiceLineInput, toCreateInvoiceInput, toInvoiceChanges, toVoidReason } from './invoice-input.js';
 import { InvoiceLine } from './invoice-line.entity.js';
 import { VOIDABLE_STATUSES } from './invoice-status.js';
@@ -93,8 +92,8 @@ export class InvoicesService {
 
   /**
    * Changes a draft's header. Checks after the body: 404, not a draft (update_failed), the
-   * merged dates, the currency, the customer. A change that alters nothing answers the invoice
-   * as it is, without an event.
+   * merged dates, the currency, the customer. Every valid PATCH is a change, whether or not its
+   * values differ from the stored ones: spec 3 fires fin.invoice.updated for each.
    */
   async update(tenantId: string, id: string, body: UpdateInvoiceDto): Promise<InvoiceDto> {
     const changes = toInvoiceChanges(body);
@@ -107,12 +106,7 @@ export class InvoicesService {
       if (changes.currency !== undefined) await this.assertCurrencyEnabled(scope, changes.currency);
       if (changes.customerId !== undefined) await this.assertCustomer(scope, changes.customerId);
 
-      const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter((field) => changes[field] !== invoice[field]);
-      if (changed.length === 0) return this.representation(scope, invoice);
-
-      await scope
-        .repository(Invoice)
-        .update({ id }, { ...Object.fromEntries(changed.map((field) => [field, changes[field]])), updatedAt: () => 'clock_timestamp()' });
+      await scope.repository(Invoice).update({ id }, { ...changes, updatedAt: () => 'clock_timestamp()' });
       const updated = await this.current(scope, id);
       await this.events.publish(scope, 'fin.invoice.updated', updated);
       return updated;
@@ -179,11 +173,6 @@ export class InvoicesService {
     const invoice = await readInvoice(scope, id);
     if (!invoice) throw invoiceNotFound(id);
     return invoice;
-  }
-
-  async representation(scope: TenantScope, invoice: Invoice): Promise<InvoiceDto> {
-    const [representation] = await invoiceResources(scope, [invoice]);
-    return representation;
   }
 
   private async assertCurrencyEnabled(scope: TenantScope, currency: string): Promise<void> {

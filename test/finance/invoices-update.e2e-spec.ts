@@ -60,12 +60,13 @@ describe('PATCH /v1/invoices/{id} (e2e)', () => {
     expect((await stored(invoice.id)).notes).toBeNull();
   });
 
-  it('answers a change that alters nothing with the unchanged invoice and no event', async () => {
+  it('fires fin.invoice.updated for a PATCH whose values are the stored ones too (spec 3: any valid PATCH of a draft)', async () => {
     const invoice = await draft();
     const res = await patch(invoice.id, { notes: 'first', currency: 'EUR' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual(invoice);
-    expect((await eventsOf(invoice.id)).map((e) => e.type)).toEqual(['fin.invoice.created']);
+    expect({ ...res.body, updated_at: invoice.updated_at }).toEqual(invoice);
+    expect(new Date(res.body.updated_at).getTime()).toBeGreaterThan(new Date(invoice.updated_at as string).getTime());
+    expect((await eventsOf(invoice.id)).map((e) => e.type)).toEqual(['fin.invoice.created', 'fin.invoice.updated']);
   });
 
   it('checks due_date against the merged issue_date', async () => {
