@@ -250,6 +250,26 @@ describe('deliveries API and replays (e2e)', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
   });
 
+  it('counts no refused replay_failed call (409, 422) against its limit, only those it runs', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/refused-limit') });
+    const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
+    const clock = api.app.get(RateLimiterService).clock;
+    const pinned = Date.UTC(2026, 4, 16, 11, 15, 0, 500);
+    clock.now = () => pinned;
+    try {
+      await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [endpoint.id]);
+      for (let i = 0; i < 3; i++) expect((await post(path)).body.code).toBe('endpoint_not_active');
+      await db.query(`UPDATE webhook_endpoints SET status = 'active' WHERE id = $1`, [endpoint.id]);
+      for (let i = 0; i < 3; i++) expect((await post(`${path}?since=2026-01-01`)).body.detail_key).toBe('errors.integrations.webhooks.invalid_since');
+      for (let i = 0; i < 5; i++) expect((await post(path)).status).toBe(202);
+      const limited = await post(path);
+      expect(limited.status).toBe(429);
+      expect(limited.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
+    } finally {
+      clock.now = () => Date.now();
+    }
+  });
+
   it('limits single replays to 60 per minute per key', async () => {
     const { endpoint, rows } = await endpointWithFailures('/replay-limit', 1);
     const clock = api.app.get(RateLimiterService).clock;

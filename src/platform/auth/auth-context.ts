@@ -17,6 +17,11 @@ export interface ApiRequest extends Request {
   keyPrefix?: string;
   /** Gives back the company's turn the auth guard took (TenantTurns), once the handler is done. */
   endTurn?: () => void;
+  /**
+   * Gives back what the request counted in its route's own limit (the replays'), once: set by
+   * the auth guard, called by the problem filter for a request the route refuses.
+   */
+  refundRouteLimit?: () => void;
 }
 
 /** The authenticated caller of the current request (only on routes with `@RequireScopes`). */

@@ -80,7 +80,8 @@ export class AuthGuard implements CanActivate {
     // address (a shared NAT) is not locked out by another client's failures; any other key waits.
     if (blocked && !cached) throw blocked;
 
-    const windows = this.limiter.windowsFor(this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_METADATA, targets));
+    const routeLimit = this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_METADATA, targets);
+    const windows = this.limiter.windowsFor(routeLimit);
     const counting = this.limiter.consume(windows, credentials.prefix);
     // A request that turns out not to be the key holder's, or not allowed its route, does not count.
     const refund = () => void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
@@ -117,6 +118,12 @@ export class AuthGuard implements CanActivate {
       throw new DomainException('ServiceUnavailable', 'The client went away before its turn came.');
     }
     request.endTurn = end;
+    if (routeLimit) {
+      request.refundRouteLimit = () => {
+        request.refundRouteLimit = undefined;
+        void this.limiter.refund(this.limiter.routeShare(decision), credentials.prefix);
+      };
+    }
     return true;
   }
 

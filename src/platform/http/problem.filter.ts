@@ -23,6 +23,9 @@ export class ProblemFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const error = exception instanceof NotFoundException ? this.routeNotFound(request, exception) : exception;
     const problem = toProblem(error, this.config.errorsBaseUrl);
+    // A call its route refuses (a bad since, an endpoint not active) did no replay: it spends
+    // none of the replay limits, only the general one, like any request.
+    if (problem.body.status >= 400 && problem.body.status < 500 && problem.body.status !== 429) request.refundRouteLimit?.();
     if (problem.cause !== undefined) {
       this.logger.error({ err: problem.cause, trace_id: request.traceId }, problem.body.status === 503 ? 'a backing service did not answer in time' : 'unhandled error');
     }

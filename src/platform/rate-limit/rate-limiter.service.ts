@@ -102,6 +102,11 @@ export class RateLimiterService implements OnApplicationShutdown {
     await Promise.all(decision.states.map((state, index) => this.limiter(state.window).reward(key, points, decision.windowNumbers[index]).catch(() => undefined)));
   }
 
+  /** What a decision counted in the windows of a route's own limit, without the general window (counted first, see windowsFor). */
+  routeShare(decision: RateLimitDecision): RateLimitDecision {
+    return { ...decision, states: decision.states.slice(1), windowNumbers: decision.windowNumbers.slice(1) };
+  }
+
   async onApplicationShutdown(): Promise<void> {
     if (this.redis.status === 'ready') await this.redis.quit();
     else this.redis.disconnect();
