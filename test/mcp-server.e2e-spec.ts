@@ -446,6 +446,22 @@ describe('agent-tool server (e2e)', () => {
       }
     });
 
+    it('grants the names tools/list shows: a token made with them lists and calls exactly those', async () => {
+      const person = await personWithToken('fin.invoices:read,fm.vehicles:read', 'list_records,summarise');
+      const [{ tools }] = (await db.query('SELECT tools FROM mcp_tokens WHERE id = $1', [person.tokenId])).rows;
+      expect(tools).toEqual(expect.arrayContaining(['list_invoices', 'list_vehicles', 'summarise_finance', 'summarise_fleet']));
+      expect(tools.every((tool: string) => tool.startsWith('list_') || tool.startsWith('summarise_'))).toBe(true);
+      const client = await modernClient(mcp.base, person.token, a.tenant.slug);
+      try {
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['list_records', 'summarise']);
+        expect((await client.callTool({ name: 'list_records', arguments: { resource: 'vehicles', limit: 1 } })).isError).toBeFalsy();
+        expect((await client.callTool({ name: 'summarise', arguments: { area: 'finance' } })).isError).toBeFalsy();
+        await expect(client.callTool({ name: 'get_record', arguments: { resource: 'invoices', id: '00000000-0000-4000-8000-000000000000' } })).rejects.toMatchObject({ code: -32602 });
+      } finally {
+        await client.close();
+      }
+    });
+
     it('refuses the call once user:set-permissions withdraws the permission and allows it again once restored, with no restart', async () => {
       const person = await personWithToken('fin.invoices:read,fm.vehicles:read', '*');
       const client = await legacyClient(mcp.base, person.token, a.tenant.slug);

@@ -31,9 +31,15 @@ describe('normaliseTools', () => {
   });
 
   it('refuses a name that is no tool, naming it and the tools there are', () => {
-    expect(() => normaliseTools(['list_invoice', 'get_vehicles', 'list_records'], grantable)).toThrow(
-      'unknown tools: list_invoice, list_records; list_records stands for the per-resource tools, which are granted instead; the tools are list_invoices, get_vehicles, summarise_finance',
+    expect(() => normaliseTools(['list_invoice', 'get_vehicles', 'list_record'], grantable)).toThrow(
+      'unknown tools: list_invoice, list_record; the tools are list_invoices, get_vehicles, summarise_finance',
     );
+  });
+
+  it('grants a compact tool as the tools it stands for, once each', () => {
+    const many = ['list_invoices', 'list_vehicles', 'get_invoices', 'get_vehicles', 'summarise_finance', 'summarise_fleet'];
+    expect(normaliseTools(['list_records'], many)).toEqual(['list_invoices', 'list_vehicles']);
+    expect(normaliseTools(['get_vehicles', 'get_record', 'summarise'], many)).toEqual(['get_vehicles', 'get_invoices', 'summarise_finance', 'summarise_fleet']);
   });
 
   it.each([[[]], [['*', 'list_invoices']], [['Invoices']], [['list invoices']], [['-x']]])('refuses %j', (tools) => {

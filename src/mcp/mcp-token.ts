@@ -1,6 +1,6 @@
 import { hashSecret, randomPrefixAndSecret } from '../platform/auth/api-key-token.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
-import { COMPACT_TOOL_NAMES } from './tool-names.js';
+import { toolsStoodFor } from './tool-names.js';
 
 /**
  * Agent-tool server tokens read `oht_<prefix>_<secret>` (12 lower-case letters or digits, then
@@ -24,8 +24,10 @@ export function parseMcpToken(token: string): { prefix: string; secret: string }
 
 /**
  * The tool list a token is issued for, de-duplicated. Every name must be one of `grantable`
- * (the tools the server has: `list_invoices`, `summarise_finance`, …), so a typo is refused
- * when the token is made rather than leaving an agent with no tools.
+ * (the tools the server has: `list_invoices`, `summarise_finance`, …) or a compact tool's, which
+ * `tools/list` shows: `list_records` is stored as every `list_<resource>` it stands for (then
+ * listed as `list_records` again), so a token made from what an agent lists grants what it
+ * listed. A typo is refused when the token is made rather than leaving an agent with no tools.
  */
 export function normaliseTools(tools: readonly string[], grantable: readonly string[]): string[] {
   const unique = [...new Set(tools)];
@@ -34,14 +36,9 @@ export function normaliseTools(tools: readonly string[], grantable: readonly str
     if (unique.length > 1) throw invalidTools('* grants every tool and cannot be combined with tool names');
     return unique;
   }
-  const unknown = unique.filter((tool) => !grantable.includes(tool));
-  if (unknown.length > 0) {
-    // The compact tools are what a 2026-era agent lists; they are granted through the tools they stand for.
-    const compact = unknown.filter((tool) => COMPACT_TOOL_NAMES.includes(tool));
-    const hint = compact.length > 0 ? `; ${compact.join(', ')} ${compact.length > 1 ? 'stand' : 'stands'} for the per-resource tools, which are granted instead` : '';
-    throw invalidTools(`unknown tools: ${unknown.join(', ')}${hint}; the tools are ${grantable.join(', ')}`);
-  }
-  return unique;
+  const unknown = unique.filter((tool) => !grantable.includes(tool) && toolsStoodFor(tool, grantable) === undefined);
+  if (unknown.length > 0) throw invalidTools(`unknown tools: ${unknown.join(', ')}; the tools are ${grantable.join(', ')}`);
+  return [...new Set(unique.flatMap((tool) => toolsStoodFor(tool, grantable) ?? [tool]))];
 }
 
 const invalidTools = (message: string) => new DomainException('InvalidInput', message, { field: 'tools' });

@@ -8,8 +8,15 @@ export interface ToolSources {
   readonly summaries: readonly AreaSummary[];
 }
 
-/** The compact tools' names: what an agent lists, standing for the resource and summary tools (not granted themselves). */
-export const COMPACT_TOOL_NAMES: readonly string[] = ['list_records', 'get_record', 'search_records', 'recent_changes', 'summarise'];
+/** The compact tools, what an agent lists by default, each with the prefix of the resource or summary tools it stands for. */
+const COMPACT_TOOLS = { list_records: 'list_', get_record: 'get_', search_records: 'search_', recent_changes: 'recent_', summarise: 'summarise_' } as const;
+export const COMPACT_TOOL_NAMES: readonly string[] = Object.keys(COMPACT_TOOLS);
+
+/** The tools of `grantable` a compact tool stands for (`list_records`: every `list_<resource>`); undefined for another name. */
+export function toolsStoodFor(name: string, grantable: readonly string[]): string[] | undefined {
+  const prefix = (COMPACT_TOOLS as Record<string, string>)[name];
+  return prefix === undefined ? undefined : grantable.filter((tool) => tool.startsWith(prefix));
+}
 
 /** The verbs of a resource's own tools, in the order they are listed. */
 export const RESOURCE_TOOL_VERBS = ['list', 'get', 'search', 'recent'] as const;
