@@ -168,12 +168,16 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     expect((await db.query('SELECT count(*)::int AS keys FROM api_keys WHERE tenant_id = $1', [other.id]))[0].keys).toBe(0);
   }, TIMEOUT_MS);
 
-  it('refuses a key that would be expired at once, and currencies that are not ISO 4217 codes in use', async () => {
+  it('issues a key whose expiry is past, refused from its first request; refuses currencies that are not ISO 4217 codes in use', async () => {
     const id = String(acme.id);
-    await Promise.all([
-      fails(['key:create', '--tenant', id, '--scopes', 'int:fin.invoices:read', '--expires-at', '2000-01-01T00:00:00Z'], /not in the future: 2000-01-01T00:00:00Z/),
+    const [expired] = await Promise.all([
+      ok('key:create', '--tenant', String(beta.id), '--scopes', 'int:fin.invoices:read', '--expires-at', '2000-01-01T00:00:00Z'),
       fails(['tenant:create', '--name', 'Odd Money', '--currencies', 'EUR,XYZ,HRK'], /'--currencies <codes>' argument 'EUR,XYZ,HRK' is invalid\. not ISO 4217 codes in use \(upper case\): XYZ,HRK/),
     ]);
+    expect((await db.query('SELECT expires_at FROM api_keys WHERE id = $1', [expired.id]))[0].expires_at).toEqual(new Date('2000-01-01T00:00:00Z'));
+    const refused = await api.http.get('/v1/invoices').set('Authorization', `Bearer ${String(expired.key)}`);
+    expect(refused.status).toBe(401);
+    expect(refused.body.detail_key).toBe('errors.integrations.unauthenticated');
     // Before anything runs: no database is needed to tell.
     const offline = await cliWith({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nowhere' }, 'tenant:create', '--name', 'Odd Money', '--currencies', 'eur');
     expect(offline).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/not ISO 4217 codes in use \(upper case\): eur/) });
