@@ -169,7 +169,6 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
   }, TIMEOUT_MS);
 
   it('issues a key whose expiry is past, refused from its first request; refuses currencies that are not ISO 4217 codes in use', async () => {
-    const id = String(acme.id);
     const [expired] = await Promise.all([
       ok('key:create', '--tenant', String(beta.id), '--scopes', 'int:fin.invoices:read', '--expires-at', '2000-01-01T00:00:00Z'),
       fails(['tenant:create', '--name', 'Odd Money', '--currencies', 'EUR,XYZ,HRK'], /'--currencies <codes>' argument 'EUR,XYZ,HRK' is invalid\. not ISO 4217 codes in use \(upper case\): XYZ,HRK/),

@@ -20,6 +20,8 @@ describe('event catalogue (e2e)', () => {
     const res = await api.http.get('/v1/event_types').set('Authorization', session.auth);
     expect(res.status).toBe(200);
     const data = res.body.data as Json[];
+    expect(Object.keys(res.body)).toEqual(['data', 'next_cursor', 'has_more']);
+    expect(res.body).toMatchObject({ next_cursor: null, has_more: false });
     expect(data.map((item) => item.type)).toEqual(EVENT_TYPES);
     expect(data.filter((item) => item.scope === 'int:*')).toHaveLength(64);
     for (const item of data) {

@@ -18,7 +18,14 @@ export class EventTypeDto {
   schema: Record<string, unknown>;
 }
 
+/** The page envelope of every list (spec 2), holding the whole catalogue: one page. */
 export class EventTypeListDto {
   @ApiProperty({ type: [EventTypeDto] })
   data: EventTypeDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Always null: the catalogue is one page.', example: null })
+  next_cursor: null;
+
+  @ApiProperty({ description: 'Always false: the catalogue is one page.', example: false })
+  has_more: false;
 }

@@ -33,6 +33,8 @@ export class EventTypesListing {
           schema: inlineRefs(definition.dataSchema, components) as Record<string, unknown>,
         };
       }),
+      next_cursor: null,
+      has_more: false,
     };
   }
 }
