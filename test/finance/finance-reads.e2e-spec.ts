@@ -83,6 +83,8 @@ describe('finance reads (e2e)', () => {
 
     it('retrieves each record as the list shows it', async () => {
       const list = await api.http.get(`/v1/${path}`).query({ limit: 3 }).set('Authorization', auth);
+      expect(list.status).toBe(200);
+      expect(list.body.data).toHaveLength(3);
       for (const item of list.body.data) {
         const res = await api.http.get(`/v1/${path}/${item.id}`).set('Authorization', auth);
         expect(res.status).toBe(200);

@@ -149,7 +149,9 @@ describe('deliveries API and replays (e2e)', () => {
     expect((await api.http.delete(`/v1/webhook_endpoints/${paused.endpoint.id}`).set('Authorization', session.auth)).status).toBe(200);
     const deleted = await post(`/v1/webhook_endpoints/${paused.endpoint.id}/deliveries/${paused.rows[0].id}/replay`);
     expect(deleted.status).toBe(409);
-    expect(deleted.body.detail).toBe('The endpoint is disabled; it was deleted and cannot receive deliveries.');
+    expect(deleted.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.endpoint_not_active', detail: 'The endpoint is disabled; it was deleted and cannot receive deliveries.' });
+    // None of the refusals queued a delivery.
+    expect(await deliveriesOf(api.app, paused.endpoint.id)).toHaveLength(1);
 
     const personal = await endpointWithFailures('/replay-pii', 1, { eventTypes: ['hr.employee.created'], piiEnabled: true });
     await db.query(`UPDATE webhook_endpoints SET pii_enabled = false WHERE id = $1`, [personal.endpoint.id]);
@@ -165,6 +167,7 @@ describe('deliveries API and replays (e2e)', () => {
     expect(conflict.status).toBe(409);
     expect(conflict.body.detail_key).toBe('errors.integrations.webhooks.delivery_pending');
     expect(await deliveriesOf(api.app, personal.endpoint.id)).toHaveLength(1);
+    expect(await deliveriesOf(api.app, slow.endpoint.id)).toHaveLength(1);
     await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [slow.endpoint.id]);
   });
 
@@ -244,10 +247,19 @@ describe('deliveries API and replays (e2e)', () => {
 
   it('limits replay_failed to 5 calls per minute per key', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limited') });
-    for (let i = 0; i < 5; i++) expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).status).toBe(202);
-    const limited = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`);
-    expect(limited.status).toBe(429);
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    const clock = api.app.get(RateLimiterService).clock;
+    // All 6 calls in one minute window, however long they take.
+    const pinned = Date.UTC(2026, 4, 16, 12, 15, 0, 500);
+    clock.now = () => pinned;
+    try {
+      for (let i = 0; i < 5; i++) expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).status).toBe(202);
+      const limited = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`);
+      expect(limited.status).toBe(429);
+      expect(limited.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    } finally {
+      clock.now = () => Date.now();
+    }
   });
 
   it('counts no refused replay_failed call (409, 422) against its limit, only those it runs', async () => {

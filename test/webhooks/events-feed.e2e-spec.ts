@@ -58,7 +58,9 @@ describe('events feed (e2e)', () => {
     expect(listed.status).toBe(200);
     expect(listed.body).toMatchObject({ has_more: false, next_cursor: null });
     expect(listed.body.data.map((event: { id: string }) => event.id)).toEqual([...ids].reverse());
-    for (const request of receiver.requests.filter((one) => one.path === '/feed')) {
+    const delivered = receiver.requests.filter((one) => one.path === '/feed');
+    expect(delivered.map((request) => request.headers['webhook-id']).sort()).toEqual([...ids].sort());
+    for (const request of delivered) {
       const item = listed.body.data.find((event: { id: string }) => event.id === request.headers['webhook-id']);
       expect(JSON.stringify(item)).toBe(request.body);
       const one = await get(`/v1/events/${item.id}`, session.auth);

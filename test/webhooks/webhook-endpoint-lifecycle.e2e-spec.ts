@@ -259,7 +259,10 @@ describe('webhook endpoint quota and states (e2e)', () => {
       const { id } = await created(owner.auth);
       await setState(id, 'disabled', 'auto_consecutive_failures');
       await runCli('key:expire', '--key', owner.id);
-      expect((await action(id, 'resume', admin.auth)).status).toBe(409);
+      const refused = await action(id, 'resume', admin.auth);
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ detail_key: 'errors.integrations.webhooks.owner_key_inactive', code: 'owner_key_inactive' });
+      expect(await state(id)).toEqual({ status: 'disabled', disabledReason: 'auto_consecutive_failures' });
     });
   });
 
@@ -333,7 +336,7 @@ describe('webhook endpoint quota and states (e2e)', () => {
         await event.lockWaits(2, 'the pause to wait too');
         await event.finish();
         // Before: the revocation held the key and waited for the publishing lock, the pause held the endpoint and waited for it too; one was chosen as a deadlock's victim.
-        await expect(revoking).resolves.toBeDefined();
+        await expect(revoking).resolves.toEqual({ id: owner.id, state: 'revoked' });
         expect((await pausing).status).toBe(200);
       } finally {
         await event.release();
@@ -359,7 +362,10 @@ describe('webhook endpoint quota and states (e2e)', () => {
       expect(await state(othersEndpoint.id)).toEqual({ status: 'active', disabledReason: null });
 
       const admin = await session.newKey([Scope.All]);
-      expect((await action(active.id, 'resume', admin.auth)).status).toBe(409);
+      const refused = await action(active.id, 'resume', admin.auth);
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail_key).toBe('errors.integrations.webhooks.owner_key_inactive');
+      expect(await state(active.id)).toEqual({ status: 'paused', disabledReason: 'api_key_revoked' });
     });
 
     it('runs in the revocation’s transaction: a failing hook leaves key and endpoints unchanged', async () => {
