@@ -96,6 +96,8 @@ describe('deliveries API and replays (e2e)', () => {
   it('replays one delivery: 202 with a pending delivery of the same event, same body, fresh signature, replayed_from', async () => {
     const { endpoint, secret, rows } = await endpointWithFailures('/replay', 1);
     const original = receiver.requests.filter((request) => request.path === '/replay')[0];
+    // Signed at the replay's time: once the original's second has passed, the signature differs.
+    await waitFor(async () => Math.floor(Date.now() / 1000) > Number(original.headers['webhook-timestamp']), 3000, 'the next second');
 
     const answer = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`).set('Idempotency-Key', `r-${rows[0].id}`);
     expect(answer.status).toBe(202);
@@ -105,6 +107,8 @@ describe('deliveries API and replays (e2e)', () => {
     expect(replayed.body).toBe(original.body);
     expect(replayed.headers['webhook-id']).toBe(original.headers['webhook-id']);
     expect(verifyStandard(secret, replayed)).toMatchObject({ id: rows[0].event_id });
+    expect(Number(replayed.headers['webhook-timestamp'])).toBeGreaterThan(Number(original.headers['webhook-timestamp']));
+    expect(replayed.headers['webhook-signature']).not.toBe(original.headers['webhook-signature']);
     const settled = await settledDeliveries(api.app, endpoint.id, 2);
     expect(settled.find((row) => row.id === answer.body.id)).toMatchObject({ status: 'delivered', replayed_from: rows[0].id });
     expect(settled.find((row) => row.id === rows[0].id)).toMatchObject({ status: 'failed', error_class: 'gone' });

@@ -222,10 +222,13 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
     });
   });
 
-  it('pauses an endpoint with api_key_inactive at the first event its expired key can no longer receive', async () => {
+  it.each([
+    ['expired', 'expires_at'],
+    ['deleted', 'deleted_at'],
+  ])('pauses an endpoint with api_key_inactive at the first event its %s key can no longer receive', async (state, column) => {
     const expiring = await session.newKey([Scope.All]);
-    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: expiring.id }, { url: receiver.url('/expired') });
-    await db.query(`UPDATE api_keys SET expires_at = clock_timestamp() WHERE id = $1`, [expiring.id]);
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: expiring.id }, { url: receiver.url(`/${state}`) });
+    await db.query(`UPDATE api_keys SET ${column} = clock_timestamp() WHERE id = $1`, [expiring.id]);
     const [eventId] = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
 
     await waitFor(async () => (await db.query(`SELECT 1 FROM events WHERE id = $1 AND dispatched_at IS NOT NULL`, [eventId])).length === 1);
@@ -358,6 +361,21 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
       'first attempts of the slow and closed endpoints',
     );
     expect(kinds).toEqual({ [slow.endpoint.id]: 'timeout', [closed.endpoint.id]: 'connect' });
+  });
+
+  it('fails every attempt to a host with only AAAA records (deliveries use IPv4), sending nothing: dead after the 8th', async () => {
+    const restore = stubDns(worker, { localhost: ['127.0.0.1'], 'v6only.test': ['2606:2800:220:1:248:1893:25c8:1946'] });
+    try {
+      const { endpoint } = await createEndpoint(api.app, owner(), { url: 'http://v6only.test/aaaa' });
+      await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'dead', attempt: 8, last_response_status: null });
+      const kinds: { error_kind: string }[] = await db.query(`SELECT DISTINCT error_kind FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id]);
+      expect(kinds).toEqual([{ error_kind: 'dns' }]);
+      expect(requestsTo('/aaaa')).toHaveLength(0);
+    } finally {
+      restore();
+    }
   });
 
   it('reads at most 20 kB of an answer', async () => {
