@@ -4,6 +4,7 @@ import { COMMAND_GROUPS } from '../../src/cli/commands.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import type { TestApi } from '../support/api.js';
 import { countRows, createFinanceFixture, type FinanceFixture, outboxEvents, startFinanceApi } from '../support/finance.js';
+import { runCli } from '../support/cli.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 
 type Json = Record<string, unknown>;
@@ -31,6 +32,40 @@ describe('Finance-application CLI commands (e2e)', () => {
     (await db.query(`SELECT status, paid_minor::int, balance_minor::int, number FROM invoices WHERE id = $1`, [id]))[0] as Json;
   const paidEvents = async (id: string) =>
     (await outboxEvents(api.app, tenant())).filter((e) => e.type === 'fin.invoice.paid' && (e.envelope.data as Json).id === id);
+
+  it('keeps the CLI contract for each command: one JSON object on stdout and exit 0, or a message on stderr, nothing on stdout and exit 1', async () => {
+    const invoice = await draft();
+    const runs = [
+      ['customer:create', '--tenant', tenant()],
+      ['product:create', '--tenant', tenant()],
+      ['tax-rate:create', '--tenant', tenant(), '--rate', '19'],
+      ['invoice:issue', '--tenant', tenant(), '--invoice', invoice.id],
+      ['invoice:mark-overdue', '--tenant', tenant(), '--invoice', invoice.id],
+      ['payment:record', '--tenant', tenant(), '--invoice', invoice.id, '--amount-minor', '1'],
+    ];
+    for (const argv of runs) {
+      const run = await runCli(...argv);
+      expect({ argv, code: run.code, stderr: run.stderr, lines: run.stdout.split('\n').length }).toEqual({ argv, code: 0, stderr: '', lines: 2 });
+      expect(run.json).toEqual(expect.objectContaining({ id: expect.any(String) }));
+    }
+    const payment = (await runCli('payment:record', '--tenant', tenant(), '--invoice', invoice.id, '--amount-minor', '1')).json;
+    expect((await runCli('payment:refund', '--tenant', tenant(), '--payment', String(payment.id))).json).toMatchObject({ id: payment.id, status: 'refunded' });
+
+    const missing = '00000000-0000-4000-8000-000000000000';
+    for (const argv of [
+      ['customer:create', '--tenant', missing],
+      ['product:create', '--tenant', missing],
+      ['tax-rate:create', '--tenant', tenant(), '--rate', '101'],
+      ['invoice:issue', '--tenant', tenant(), '--invoice', missing],
+      ['invoice:mark-overdue', '--tenant', tenant(), '--invoice', missing],
+      ['payment:record', '--tenant', tenant(), '--invoice', missing, '--amount-minor', '1'],
+      ['payment:refund', '--tenant', tenant(), '--payment', missing],
+    ]) {
+      const run = await runCli(...argv);
+      expect({ argv, code: run.code, stdout: run.stdout }).toEqual({ argv, code: 1, stdout: '' });
+      expect(run.stderr).toMatch(/\S/);
+    }
+  });
 
   describe('reference data', () => {
     it('customer:create, product:create and tax-rate:create print {id} and store the record in the company', async () => {
