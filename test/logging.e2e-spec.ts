@@ -5,6 +5,7 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
 import { type LogLine, listeningPort, type MainProcess, spawnMain, spawnNode } from './support/main-process.js';
 import { createTenantSession } from './support/tenant-session.js';
+import { waitFor } from './support/wait-for.js';
 
 /**
  * The production entry point (`node dist/main.js`, built by `npm test`) as a child process, its
@@ -26,14 +27,8 @@ describe('structured request logs (e2e, dist/main.js)', () => {
     await api.close();
   });
 
-  async function logOf(traceId: string): Promise<LogLine> {
-    for (let attempt = 0; attempt < 50; attempt += 1) {
-      const line = main.lines().find((entry) => entry.trace_id === traceId && entry.msg === 'request completed');
-      if (line) return line;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`no request line for ${traceId} in:\n${main.stdout()}`);
-  }
+  const logOf = (traceId: string): Promise<LogLine> =>
+    waitFor(async () => main.lines().find((entry) => entry.trace_id === traceId && entry.msg === 'request completed'), 2500, `the request line of ${traceId}`);
 
   it('writes one compact line per request: method, route pattern, status, duration, trace id, key prefix', async () => {
     const session = await createTenantSession(api.app, { scopes: [Scope.All] });
@@ -141,8 +136,7 @@ describe('log lines on standard output (e2e, dist/)', () => {
       createLogger({ LOG_LEVEL: 'info' }).info({ lone: true }, 'worker started');
       setTimeout(() => undefined, 30_000);`);
     try {
-      const deadline = Date.now() + 10_000;
-      while (!child.stdout().includes('\n') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      await waitFor(async () => child.stdout().includes('\n'), 10_000, 'the line');
       expect(child.lines()).toEqual([expect.objectContaining({ lone: true, msg: 'worker started' })]);
     } finally {
       await child.stop();

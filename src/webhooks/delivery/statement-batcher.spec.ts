@@ -38,6 +38,7 @@ describe('StatementBatcher', () => {
     await Promise.all(busy);
     expect(runs).toEqual([[1], [2, 3]]);
 
+    // The quiet moment itself: past lingerMs (50) since the last run ended, a call no longer waits.
     await new Promise((resolve) => setTimeout(resolve, 60));
     const quiet = batcher.submit(4);
     await tick();
