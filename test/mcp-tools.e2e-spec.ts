@@ -1,4 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import pg from 'pg';
 import { READ_RESOURCES } from '../src/app/features.js';
 import { startApi } from './support/api.js';
@@ -468,10 +469,19 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       },
     });
 
-    it('answers -32022 with the supported revisions for a revision it does not serve', async () => {
+    it('answers -32022 with the revisions it serves for one it does not, in either form of request', async () => {
+      const supported = ['2026-07-28', ...SUPPORTED_PROTOCOL_VERSIONS];
       const answer = await rpc(modern('tools/list', '2099-01-01'), { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'tools/list' });
       expect(answer.status).toBe(400);
-      expect(answer.body).toMatchObject({ id: 7, error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2099-01-01' } } });
+      expect(answer.body).toMatchObject({ id: 7, error: { code: -32022, data: { supported, requested: '2099-01-01' } } });
+      // Without the 2026-07-28 envelope: the SDK asked for its _meta instead.
+      const plain = await rpc({ jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-protocol-version': '2099-01-01' });
+      expect(plain.status).toBe(400);
+      expect(plain.body).toEqual({
+        jsonrpc: '2.0',
+        id: 2,
+        error: { code: -32022, message: `Unsupported protocol version: 2099-01-01 (supported versions: ${supported.join(', ')})`, data: { supported, requested: '2099-01-01' } },
+      });
     });
 
     it('answers -32020 when the headers and the body disagree on the revision or the method', async () => {

@@ -25,6 +25,7 @@ import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, 
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
+const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Where a 2026-07-28 request names its revision, in the `_meta` envelope. */
@@ -195,8 +196,18 @@ export class McpHttpService {
       );
     // 2026-07-28 has no batches: refused whole (400, -32600, as the SDK would), counted as one
     // request, before anything reads it (the SDK's parse of one 20,000 levels deep overflowed the stack).
-    const modern =
-      header(request, 'mcp-protocol-version') === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);
+    // A revision this server does not serve is named as such, with those it serves, whatever the
+    // body's form (the SDK read an unknown later date as 2026-07-28's and asked for its _meta).
+    const revision = header(request, 'mcp-protocol-version');
+    if (revision !== undefined && revision !== MODERN_PROTOCOL_VERSION && !SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) {
+      const supported = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+      return this.json(response, 400, {
+        jsonrpc: '2.0',
+        id,
+        error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: `Unsupported protocol version: ${revision} (supported versions: ${supported.join(', ')})`, data: { supported, requested: revision } },
+      });
+    }
+    const modern = revision === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);
     if (Array.isArray(body) && modern) {
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: batches are not supported in ${MODERN_PROTOCOL_VERSION}; send one message per request.` } });
     }
