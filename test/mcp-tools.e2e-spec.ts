@@ -136,6 +136,19 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       }
     });
 
+    it('reads an argument given as null as one left out (strict function calling sends null for optional ones), on /mcp and /tools/call', async () => {
+      const args = { resource: 'invoices', limit: null, cursor: null, fields: null };
+      const result: any = await client.callTool({ name: 'list_records', arguments: args });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent.data).toHaveLength(10);
+      const called = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), { name: 'list_records', arguments: args });
+      expect(called.status).toBe(200);
+      expect(called.body.structuredContent.data).toHaveLength(10);
+      // A required argument given as null is missing.
+      const missing: any = await client.callTool({ name: 'list_records', arguments: { resource: null } });
+      expect(missing.isError).toBe(true);
+    });
+
     it('gives the members `fields` names, lines in full when named, and refuses a member the resource lacks', async () => {
       const chosen: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 2, fields: ['number', 'lines'] } });
       for (const invoice of chosen.structuredContent.data) {

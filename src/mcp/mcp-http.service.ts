@@ -249,6 +249,7 @@ export class McpHttpService {
       if (!modern && message?.method === 'initialize' && !initializeParams(message.params)) {
         return refuse({ code: INVALID_PARAMS, message: 'Invalid params: initialize takes protocolVersion (a string), capabilities (an object) and clientInfo {name, version}.' });
       }
+      if (message?.method === 'tools/call') this.tools.dropNullArguments(message.params?.arguments);
       const refused = message?.method === 'tools/call' ? this.tools.argumentsRefusal(message.params?.arguments) : undefined;
       if (refused !== undefined) return refuse({ code: INVALID_PARAMS, message: `Invalid params: ${refused.reason}.`, data: { field: refused.field } });
     }
@@ -355,6 +356,7 @@ export class McpHttpService {
     }
     const toolRequest: ToolRequest = { caller, selection, calls: typeof params.name === 'string' ? [params.name] : [] };
     if (route === 'tools/call') {
+      this.tools.dropNullArguments(params.arguments);
       const refused = this.tools.argumentsRefusal(params.arguments);
       if (refused !== undefined) throw new DomainException('McpInvalidRequest', `Invalid arguments: ${refused.reason}.`, { field: refused.field });
       this.tools.noteRefusedArguments(toolRequest, params.name as string, params.arguments);

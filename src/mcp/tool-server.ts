@@ -152,6 +152,16 @@ export class ToolServer implements OnModuleDestroy {
    * its refusal (40,000 names made a 469 kB answer), and passes a name every object inherits
    * (`constructor`) as known.
    */
+  /**
+   * Drops the arguments given as null, in place, before anything checks them: many agent
+   * runtimes send null for an optional argument they leave out (OpenAI's strict function
+   * calling must), and no argument of these tools means anything by null.
+   */
+  dropNullArguments(args: unknown): void {
+    if (args === null || typeof args !== 'object' || Array.isArray(args)) return;
+    for (const [name, value] of Object.entries(args)) if (value === null) delete (args as Record<string, unknown>)[name];
+  }
+
   argumentsRefusal(args: unknown): ArgumentsRefusal | undefined {
     if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
     const names = Object.keys(args);
