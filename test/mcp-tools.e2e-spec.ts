@@ -143,7 +143,7 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(result.structuredContent.data).toHaveLength(10);
       const called = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), { name: 'list_records', arguments: args });
       expect(called.status).toBe(200);
-      expect(called.body.structuredContent.data).toHaveLength(10);
+      expect(called.body!.structuredContent.data).toHaveLength(10);
       // A required argument given as null is missing.
       const missing: any = await client.callTool({ name: 'list_records', arguments: { resource: null } });
       expect(missing.isError).toBe(true);
