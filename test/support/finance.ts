@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { FinanceApplicationService } from '../../src/finance/finance-application.service.js';
 import { ReferenceDataService } from '../../src/finance/reference-data.service.js';
 import type { Scope } from '../../src/platform/catalog/scopes.js';
+import { type ErrorDefinition, Errors, resourceErrors } from '../../src/platform/catalog/errors.js';
 import { startApi, type TestApi } from './api.js';
 import { createTenantSession, type TenantSession } from './tenant-session.js';
 
@@ -74,10 +75,23 @@ interface HttpAnswer {
   body: Record<string, unknown>;
 }
 
-/** A problem+json answer with this status and detail_key. */
+/** The catalogue's entry of a detail key: a fixed one, or a readable resource's own (`errors.integrations.invoices.not_found`). */
+function catalogued(detailKey: string): ErrorDefinition | undefined {
+  const resource = /^errors\.integrations\.(\w+)\.(invalid_cursor|not_found)$/.exec(detailKey);
+  const own = resource && resourceErrors(resource[1])[resource[2] === 'not_found' ? 'notFound' : 'invalidCursor'];
+  return Object.values(Errors).find((definition) => definition.detailKey === detailKey) ?? own ?? undefined;
+}
+
+/**
+ * A problem+json answer with this status and detail_key, and the members spec 7 names: the
+ * `type` URL of the key's catalogue entry, its title, a detail, and the trace id header.
+ */
 export function expectProblem(res: HttpAnswer, status: number, detailKey: string): Record<string, unknown> {
   expect({ status: res.status, detail_key: res.body.detail_key }).toEqual({ status, detail_key: detailKey });
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.body.status).toBe(status);
+  const entry = catalogued(detailKey);
+  expect(entry).toMatchObject({ status });
+  expect(res.body).toMatchObject({ status, type: expect.stringMatching(new RegExp(`/errors/${entry!.type}$`)), title: entry!.title, detail: expect.stringMatching(/\S/) });
+  expect(res.headers['x-trace-id']).toMatch(/^[0-9a-f]{32}$/);
   return res.body;
 }
