@@ -280,6 +280,10 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const next: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 3, fields: ['line_count'], cursor: first.structuredContent.next_cursor } });
       expect(next.structuredContent.data).toHaveLength(3);
       for (const invoice of next.structuredContent.data) expect(invoice).toEqual({ id: expect.any(String), line_count: expect.any(Number) });
+      // Both named: the lines and their count.
+      const both: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 3, fields: ['lines', 'line_count'], cursor: first.structuredContent.next_cursor } });
+      expect(both.structuredContent.data).toHaveLength(3);
+      for (const invoice of both.structuredContent.data) expect(invoice.line_count).toBe(invoice.lines.length);
     });
 
     it('list_records with lines in fields cuts the one record its page holds, and pages on', async () => {
@@ -325,6 +329,12 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(payment.id).toBe(paymentId);
       expect(payment.failure_reason).toMatch(/^HUGEREASON (😀)+…$/u);
       expect(result.structuredContent.hint).toMatch(/failure_reason holds its first \d+ of 250011 characters/);
+    });
+
+    it('names no cut of a member fields leaves out: a search of one kind reads what it ranks, then trims it', async () => {
+      const result: any = await client.callTool({ name: 'search_records', arguments: { query: 'HUGEREASON', resources: ['payments'], fields: ['status'] } });
+      expect(result.structuredContent.data).toEqual([{ resource: 'payments', id: paymentId, status: 'failed' }]);
+      expect(result.structuredContent.hint ?? '').not.toMatch(/failure_reason/);
     });
   });
 

@@ -79,7 +79,7 @@ export function platformCommands(program: Command, { context, output }: CommandG
     .description('issue an oh_live_ API key with scopes; prints {id, key}, the key only this once')
     .requiredOption('--tenant <id>', 'company id', uuid)
     .requiredOption('--scopes <list>', 'comma-separated scopes', list)
-    .option('--expires-at <rfc3339>', 'expiry, in the future', expiry)
+    .option('--expires-at <rfc3339>', 'expiry (a time already past makes a key refused from its first request)', expiry)
     .option('--user <id>', 'the user who asked for the key', uuid)
     .option('--name <name>')
     .action(async (options: { tenant: string; scopes: string[]; expiresAt?: Date; user?: string; name?: string }) => {

@@ -26,6 +26,8 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** Every protocol revision served, the newest first. */
+const SERVED_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
 const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Where a 2026-07-28 request names its revision, in the `_meta` envelope. */
@@ -105,7 +107,7 @@ export class McpHttpService {
     return {
       // Spec 4 names one "protocol version": the newest served. The list says which others are.
       protocolVersion: MODERN_PROTOCOL_VERSION,
-      protocolVersions: [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS],
+      protocolVersions: SERVED_PROTOCOL_VERSIONS,
       capabilities: SERVER_CAPABILITIES,
       serverInfo: SERVER_INFO,
       transport: { type: 'streamable-http', endpoint: '/mcp', stateless: true },
@@ -194,13 +196,11 @@ export class McpHttpService {
         refusal,
         Array.isArray(body) && answered.length > 0 ? answered.map((message) => ({ jsonrpc: '2.0', id: message.id, error })) : { jsonrpc: '2.0', id, error },
       );
-    // 2026-07-28 has no batches: refused whole (400, -32600, as the SDK would), counted as one
-    // request, before anything reads it (the SDK's parse of one 20,000 levels deep overflowed the stack).
     // A revision this server does not serve is named as such, with those it serves, whatever the
     // body's form (the SDK read an unknown later date as 2026-07-28's and asked for its _meta).
     const revision = header(request, 'mcp-protocol-version');
-    if (revision !== undefined && revision !== MODERN_PROTOCOL_VERSION && !SUPPORTED_PROTOCOL_VERSIONS.includes(revision)) {
-      const supported = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+    if (revision !== undefined && !SERVED_PROTOCOL_VERSIONS.includes(revision)) {
+      const supported = SERVED_PROTOCOL_VERSIONS;
       return this.json(response, 400, {
         jsonrpc: '2.0',
         id,
@@ -208,6 +208,8 @@ export class McpHttpService {
       });
     }
     const modern = revision === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);
+    // 2026-07-28 has no batches: refused whole (400, -32600, as the SDK would), counted as one
+    // request, before anything reads it (the SDK's parse of one 20,000 levels deep overflowed the stack).
     if (Array.isArray(body) && modern) {
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: `Invalid Request: batches are not supported in ${MODERN_PROTOCOL_VERSION}; send one message per request.` } });
     }

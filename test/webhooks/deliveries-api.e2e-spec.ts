@@ -266,7 +266,7 @@ describe('deliveries API and replays (e2e)', () => {
     }
   });
 
-  it('counts no refused replay_failed call (409, 422) against its limit, only those it runs', async () => {
+  it('counts no refused replay_failed call (409, 422), nor one answered from idempotency storage, against its limit: only those it runs', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/refused-limit') });
     const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
     const clock = api.app.get(RateLimiterService).clock;
@@ -274,10 +274,17 @@ describe('deliveries API and replays (e2e)', () => {
     clock.now = () => pinned;
     try {
       await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [endpoint.id]);
-      for (let i = 0; i < 3; i++) expect((await post(path)).body.code).toBe('endpoint_not_active');
+      for (let i = 0; i < 3; i++) {
+        const refused = await post(path);
+        expect(refused.body.code).toBe('endpoint_not_active');
+        // Its header says the call was given back.
+        expect(refused.headers.ratelimit).toMatch(/"webhook_replay_failed";r=5;/);
+      }
       await db.query(`UPDATE webhook_endpoints SET status = 'active' WHERE id = $1`, [endpoint.id]);
       for (let i = 0; i < 3; i++) expect((await post(`${path}?since=2026-01-01`)).body.detail_key).toBe('errors.integrations.webhooks.invalid_since');
-      for (let i = 0; i < 5; i++) expect((await post(path)).status).toBe(202);
+      // Answered from idempotency storage, a repeat runs nothing and counts nothing either.
+      for (let i = 0; i < 3; i++) expect((await post(path).set('Idempotency-Key', `refund-${endpoint.id}`)).status).toBe(202);
+      for (let i = 0; i < 4; i++) expect((await post(path)).status).toBe(202);
       const limited = await post(path);
       expect(limited.status).toBe(429);
       expect(limited.body.detail_key).toBe('errors.platform.rate_limit.exceeded');

@@ -125,9 +125,9 @@ export function leanItem(item: Record<string, unknown>, fields?: readonly string
   for (const [name, value] of Object.entries(withoutNulls(item))) {
     if (fields && name !== 'id' && !fields.includes(name) && !fields.includes(countName(name))) continue;
     if (Array.isArray(value)) {
-      if (fields?.includes(countName(name)) && !fields.includes(name)) {
+      if (fields?.includes(countName(name))) {
         lean[countName(name)] = value.length;
-        continue;
+        if (!fields.includes(name)) continue;
       }
       if (value.length === 0) continue;
       if (!fields?.includes(name) && isRecordList(value)) {

@@ -24,9 +24,19 @@ const RESULT_BUDGET_BYTES = 9_000;
 const ITEM_BUDGET_BYTES = RESULT_BUDGET_BYTES - 64;
 
 const PAGING_HINT = 'More results: call this tool again with the same arguments and cursor set to next_cursor.';
-const cutHint = (cut: readonly string[]) => `Cut to fit the result size: ${cut.join('; ')}.`;
+const CUT = 'Cut to fit the result size: ';
+const cutHint = (cut: readonly string[]) => `${CUT}${cut.join('; ')}.`;
 /** The cutHint sentence of a page's hint, if it has one. */
 const cutSentence = (hint: unknown) => (typeof hint === 'string' ? /Cut to fit the result size: [^.]*\./.exec(hint)?.[0] : undefined);
+
+/** A page's hint without the cuts of members `items` no longer have (trimmed to `fields` after the page was fitted): each cut names its member first. */
+function hintOfShown(hint: unknown, items: readonly Record<string, unknown>[]): string | undefined {
+  const sentence = cutSentence(hint);
+  if (sentence === undefined) return typeof hint === 'string' ? hint : undefined;
+  const cuts = sentence.slice(CUT.length, -1).split('; ').filter((cut) => items.some((item) => cut.split(' ')[0] in item));
+  const rest = (hint as string).replace(sentence, '').trim();
+  return [...(cuts.length > 0 ? [cutHint(cuts)] : []), ...(rest ? [rest] : [])].join(' ') || undefined;
+}
 /** `recent_*` without `since` looks back this far. */
 const DEFAULT_RECENT_DAYS = 7;
 /** Kinds of record a merged search or recent-changes call reads at once (each on a connection of the pool). */
@@ -251,7 +261,7 @@ export class ToolCatalog {
       ...this.compactCommon(resources),
       name: 'list_records',
       title: 'List records',
-      description: 'Lists one kind of record, newest first, 10 at a time (follow next_cursor). Use search_records to find records by text, get_record for one by id.',
+      description: 'Lists one kind of record, newest first, 10 at a time (follow next_cursor).',
       input: z.object({ resource: resourceEnum(resources), limit, cursor, fields }).strict(),
       output: pageOf(anyRecord),
       run: (tenantId, args) => this.byName.get(resourceToolName('list', args.resource as string))!.run(tenantId, args),
@@ -420,8 +430,10 @@ export class ToolCatalog {
       // Ranked within the page (its order is the cursor's, so pages stay disjoint and complete).
       const ranked = (page.data as Record<string, unknown>[])
         .map((item, index) => ({ item, score: score(item, resource), index }))
-        .sort((a, b) => b.score - a.score || a.index - b.index);
-      return { ...page, data: ranked.map(({ item }) => keep(item)) };
+        .sort((a, b) => b.score - a.score || a.index - b.index)
+        .map(({ item }) => keep(item));
+      const hint = hintOfShown(page.hint, ranked);
+      return { data: ranked, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(hint ? { hint } : {}) };
     }
     if (args.cursor !== undefined) {
       throw new DomainException('InvalidInput', 'cursor pages one kind of record: name exactly one in resources.', { field: 'cursor', code: 'invalid_format' });

@@ -121,7 +121,12 @@ export class AuthGuard implements CanActivate {
     if (routeLimit) {
       request.refundRouteLimit = () => {
         request.refundRouteLimit = undefined;
-        void this.limiter.refund(this.limiter.routeShare(decision), credentials.prefix);
+        const share = this.limiter.routeShare(decision);
+        void this.limiter.refund(share, credentials.prefix);
+        // The answer's RateLimit header then shows the route's windows as they stand again.
+        const given = new Set(share.states);
+        const states = decision.states.map((state) => (given.has(state) ? { ...state, remaining: state.remaining + 1 } : state));
+        if (!response.headersSent) response.setHeader('RateLimit', rateLimitHeader([...states, ...companyDecision.states]));
       };
     }
     return true;

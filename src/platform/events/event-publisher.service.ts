@@ -17,7 +17,8 @@ export class EventDataMismatch extends Error {
  * Publishes events through the transactional outbox: callers pass the tenant scope of the
  * transaction that makes the change, so the event exists exactly when the change does. The data
  * is typed by the catalogue and checked against the type's schema before it is written, so no
- * receiver ever gets an event its published schema does not describe.
+ * event of the services' own changes breaks its published schema; only `event:emit`'s, written
+ * as given (publishAsGiven), may.
  */
 @Injectable()
 export class EventPublisher {

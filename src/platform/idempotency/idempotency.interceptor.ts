@@ -84,6 +84,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
         throw new DomainException(outcome.error, outcome.reason === 'answer_lost' ? ANSWER_LOST_DETAIL : CONFLICT_DETAILS[outcome.error]);
       case 'replay':
         this.metrics.idempotencyReplays.inc();
+        // Answered from storage, the route does not run: nothing of its own limit is spent.
+        request.refundRouteLimit?.();
         return this.replay(response, outcome.response);
       case 'claimed':
         return this.execute(outcome.claim, request, response, next, sealed);

@@ -16,7 +16,7 @@ export class EventTypesController {
     summary: 'List the event types',
     description:
       'Every event type an endpoint can subscribe to, in catalogue order, with its description, the scope needed to subscribe, ' +
-      'its personal-data flag and the JSON schema of its `data`. Any valid API key may read it. One page, in the page envelope of every list (`next_cursor` null, `has_more` false; no `limit` or `cursor`). The same ' +
+      'its personal-data flag and the JSON schema of its `data` (the data of the services\' own events; one published by hand through the admin CLI\'s `event:emit` is sent as given). Any valid API key may read it. One page, in the page envelope of every list (`next_cursor` null, `has_more` false; no `limit` or `cursor`). The same ' +
       'catalogue is in this document’s top-level `webhooks` map.',
   })
   @ApiOkResponse({ type: EventTypeListDto })
