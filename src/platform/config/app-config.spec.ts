@@ -35,6 +35,15 @@ describe('loadConfig', () => {
     expect(config.errorsBaseUrl).toBe('https://errors.example.com');
   });
 
+  it('takes one address as a WEBHOOK_ALLOWED_CIDRS entry, and an IPv6 range with a warning that it never matches', () => {
+    expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '10.0.0.7,127.0.0.0/8' }).webhookSafetyRelaxed).toEqual([
+      'WEBHOOK_ALLOWED_CIDRS=10.0.0.7,127.0.0.0/8 (URLs may resolve to these non-public ranges)',
+    ]);
+    expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' }).webhookSafetyRelaxed).toContain(
+      'WEBHOOK_ALLOWED_CIDRS names IPv6 ranges, which never match: deliveries use IPv4 addresses only',
+    );
+  });
+
   it('accepts the longest timer, 2147483647 ms', () => {
     expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '2147483647', WEBHOOK_TIMEOUT_MS: '2147483647' })).toMatchObject({ DATABASE_STATEMENT_TIMEOUT_MS: 2147483647, WEBHOOK_TIMEOUT_MS: 2147483647 });
   });
@@ -57,8 +66,7 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_SCHEDULE_MS', '1,2,3'],
     ['WEBHOOK_ALLOWED_CIDRS', 'localhost'],
     ['WEBHOOK_ALLOWED_CIDRS', '999.0.0.0/8'],
-    // Deliveries use IPv4 addresses only: an IPv6 range could never match.
-    ['WEBHOOK_ALLOWED_CIDRS', '127.0.0.0/8,::1/128'],
+    ['WEBHOOK_ALLOWED_CIDRS', '127.1'],
     ['SECRETS_KEY', 'too-short'],
     ['DATABASE_URL', 'mysql://x'],
     ['LOG_LEVEL', 'loud'],

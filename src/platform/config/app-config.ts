@@ -36,13 +36,13 @@ const intList = ({ value }: { value: unknown }) => {
   return Array.isArray(items) ? items.map((item) => int({ value: item })) : items;
 };
 
+/** A CIDR range, or one address (a range of one). */
 const IsCidr = () =>
   ValidateBy({
     name: 'isCidr',
-    // IPv4 only: deliveries go to a name's IPv4 addresses, so an IPv6 range would never match.
     validator: {
-      validate: (value) => typeof value === 'string' && ipaddr.isValidCIDR(value) && ipaddr.parseCIDR(value)[0].kind() === 'ipv4',
-      defaultMessage: () => 'each entry must be an IPv4 CIDR range such as 127.0.0.0/8 (deliveries use IPv4 addresses only)',
+      validate: (value) => typeof value === 'string' && (ipaddr.isValidCIDR(value) || ipaddr.IPv4.isValidFourPartDecimal(value) || ipaddr.IPv6.isValid(value)),
+      defaultMessage: () => 'each entry must be a CIDR range such as 127.0.0.0/8, or one address',
     },
   }, { each: true });
 /**
@@ -406,6 +406,8 @@ export class AppConfig {
     return [
       ...(this.WEBHOOK_ALLOW_HTTP ? ['WEBHOOK_ALLOW_HTTP=true (http:// URLs accepted)'] : []),
       ...(this.WEBHOOK_ALLOWED_CIDRS.length > 0 ? [`WEBHOOK_ALLOWED_CIDRS=${this.WEBHOOK_ALLOWED_CIDRS.join(',')} (URLs may resolve to these non-public ranges)`] : []),
+      // Taken, not refused (a start-up that fails on a harmless list helps no one), but said: deliveries go to IPv4 addresses only.
+      ...(this.WEBHOOK_ALLOWED_CIDRS.some((range) => range.includes(':')) ? ['WEBHOOK_ALLOWED_CIDRS names IPv6 ranges, which never match: deliveries use IPv4 addresses only'] : []),
     ];
   }
 

@@ -25,7 +25,11 @@ export type CidrRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
 
 /** Parses `a.b.c.d/n` or IPv6 CIDR notation; throws on anything else. */
 export function parseCidr(cidr: string): CidrRange {
-  return ipaddr.parseCIDR(cidr.trim());
+  const text = cidr.trim();
+  if (text.includes('/')) return ipaddr.parseCIDR(text);
+  // One address: a range of one.
+  const address = ipaddr.parse(text);
+  return [address, address.kind() === 'ipv4' ? 32 : 128];
 }
 
 /** Whether an address lies inside one of the ranges (IPv4 ranges only match IPv4 addresses). */

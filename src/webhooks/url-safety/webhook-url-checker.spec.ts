@@ -172,6 +172,10 @@ describe('WebhookUrlChecker', () => {
     await expect(checker(env).vet('https://private.example.com/')).resolves.toMatchObject({ ipv4: ['10.1.2.3'] });
     await expect(checker(env).vet('http://127.0.0.1:4000/hook')).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable' });
     await expect(checker(env).vet('https://linklocal.example.com/')).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable' });
+    // One address is a range of that address alone.
+    const one = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '10.1.2.3,::1' };
+    await expect(checker(one).vet('https://private.example.com/')).resolves.toMatchObject({ ipv4: ['10.1.2.3'] });
+    await expect(checker(one).vet('http://localhost:4000/hook')).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable' });
   });
 
   it("never admits the service's own servers: an own address on the REST, agent-tool or metrics port, whatever the allow-list", async () => {
