@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import { RateLimiterService } from '../../src/platform/rate-limit/rate-limiter.service.js';
@@ -290,6 +291,28 @@ describe('deliveries API and replays (e2e)', () => {
       expect(limited.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
     } finally {
       clock.now = () => Date.now();
+    }
+  });
+
+  it('keeps no count of a call its limit refused (429), so calls given back later free the window again', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limit-refused') });
+    const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
+    const clock = api.app.get(RateLimiterService).clock;
+    const pinned = Date.UTC(2026, 4, 16, 13, 15, 0, 500);
+    clock.now = () => pinned;
+    const redis = new Redis(api.config.REDIS_URL);
+    try {
+      for (let i = 0; i < 5; i++) expect((await post(path)).status).toBe(202);
+      for (let i = 0; i < 3; i++) expect((await post(path)).status).toBe(429);
+      // The minute's counter holds the five calls run. Before, each 429 added one, and calls
+      // refused by the route and given back (many at once, with some meeting 429s) could no
+      // longer bring it below the limit: the key was locked out for the minute with nothing run.
+      const prefix = /^oh_live_([a-z0-9]+)_/.exec(session.key)![1];
+      const counted = async () => Number(await redis.get(`${api.config.REDIS_PREFIX}:ratelimit:webhook_replay_failed:${prefix}:${Math.floor(pinned / 60_000)}`));
+      expect(await waitFor(async () => (await counted()) === 5 && 5, 2000, 'the count of the calls run')).toBe(5);
+    } finally {
+      clock.now = () => Date.now();
+      redis.disconnect();
     }
   });
 

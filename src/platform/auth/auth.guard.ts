@@ -104,7 +104,12 @@ export class AuthGuard implements CanActivate {
     const decision = await counting;
     // The company's count only once the key's allows the request: a key past its own limit then
     // spends none of its company's allowance, however many of its requests arrive at once.
-    if (!decision.allowed) this.applyLimit(windowsOfBoth, [decision], response); // throws its 429
+    if (!decision.allowed) {
+      // Refused by its route's own limit (the replays'), it gives that count back: calls its route
+      // refused and gave back meanwhile then free the window again (the general window keeps it).
+      void this.limiter.refund(this.limiter.routeShare(decision), credentials.prefix);
+      this.applyLimit(windowsOfBoth, [decision], response); // throws its 429
+    }
     const companyDecision = await this.limiter.consume([this.limiter.companyWindow], request.auth.tenantId);
     // Refused by its company, the request costs the key's longer windows nothing either.
     if (!companyDecision.allowed) void this.limiter.refund(decision, credentials.prefix);
