@@ -57,6 +57,9 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
       ['a wildcard', ['--type', 'fm.vehicle.*', '--data', '{}'], /unknown event type/],
       ['data that is not JSON', ['--type', 'fm.vehicle.created', '--data', '{id: 1'], /not JSON/],
       ['JSON that is not an object', ['--type', 'fm.vehicle.created', '--data', '[1,2]'], /not a JSON object/],
+      // Published as given, so not as another number (null, and 12345678901234568000000, before).
+      ['a number past a double', ['--type', 'fm.vehicle.created', '--data', '{"n":1e400}'], /holds a number that cannot be kept exactly \(Infinity\): write it as a string/],
+      ['an integer past 2^53', ['--type', 'fm.vehicle.created', '--data', '{"a":{"n":12345678901234567890123}}'], /cannot be kept exactly/],
       ['missing data', ['--type', 'fm.vehicle.created'], /--data/],
     ])('fails with a message and writes nothing for %s', async (_, flags, message) => {
       const before = await eventCount();
@@ -130,7 +133,7 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', '*,invoices.list'), /cannot be combined/);
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', ''), /at least one tool/);
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', 'List Invoices'), /unknown tools: List Invoices;/);
-      expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', 'list_invoice,list_records'), /unknown tools: list_invoice; the tools are list_invoices, get_invoices, /);
+      expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId, '--tools', 'list_invoice,list_records'), /unknown tools: list_invoice; the tools are list_records, get_record, search_records, recent_changes, summarise, list_invoices, get_invoices, /);
       expectFailure(await runCli('mcp-token:create', '--tenant', tenantId, '--user', userId), /--tools/);
       await runCli('tenant:deactivate', '--tenant', otherTenant);
       expectFailure(await runCli('mcp-token:create', '--tenant', otherTenant, '--user', stranger, '--tools', '*'), /not active/);

@@ -144,6 +144,12 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const called = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), { name: 'list_records', arguments: args });
       expect(called.status).toBe(200);
       expect(called.body!.structuredContent.data).toHaveLength(10);
+      // Arguments given as null altogether: none.
+      const none = await rpc({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'recent_changes', arguments: null } });
+      expect(none.status).toBe(200);
+      expect(none.body.result.isError).toBeFalsy();
+      const noneCalled = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), { name: 'recent_changes', arguments: null });
+      expect(noneCalled.status).toBe(200);
       // A required argument given as null is missing.
       const missing: any = await client.callTool({ name: 'list_records', arguments: { resource: null } });
       expect(missing.isError).toBe(true);

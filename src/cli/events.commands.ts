@@ -7,6 +7,12 @@ import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { TenantsService } from '../platform/tenancy/tenants.service.js';
 import { type CommandGroupDeps, uuid } from '../platform/cli/command-group.js';
 
+function numbers(value: unknown): number[] {
+  if (typeof value === 'number') return [value];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.values(value).flatMap(numbers);
+}
+
 /**
  * Event data is a JSON object, like every resource representation events carry, that the
  * outbox can store: the REST API's body checks (depth, U+0000, unpaired surrogates) apply.
@@ -19,6 +25,9 @@ function jsonObject(value: string): Record<string, unknown> {
     throw new InvalidArgumentError('not JSON');
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new InvalidArgumentError('not a JSON object');
+  // Published as given, so a number JSON.parse cannot keep (1e400 became null, a 23-digit integer another number) is refused.
+  const inexact = numbers(data).find((number) => !Number.isFinite(number) || (Number.isInteger(number) && !Number.isSafeInteger(number)));
+  if (inexact !== undefined) throw new InvalidArgumentError(`holds a number that cannot be kept exactly (${inexact}): write it as a string`);
   try {
     checkBody(data);
   } catch (error) {

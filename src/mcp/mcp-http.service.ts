@@ -251,6 +251,7 @@ export class McpHttpService {
       if (!modern && message?.method === 'initialize' && !initializeParams(message.params)) {
         return refuse({ code: INVALID_PARAMS, message: 'Invalid params: initialize takes protocolVersion (a string), capabilities (an object) and clientInfo {name, version}.' });
       }
+      if (message?.method === 'tools/call' && message.params?.arguments === null) delete message.params.arguments;
       if (message?.method === 'tools/call') this.tools.dropNullArguments(message.params?.arguments);
       const refused = message?.method === 'tools/call' ? this.tools.argumentsRefusal(message.params?.arguments) : undefined;
       if (refused !== undefined) return refuse({ code: INVALID_PARAMS, message: `Invalid params: ${refused.reason}.`, data: { field: refused.field } });
@@ -347,14 +348,15 @@ export class McpHttpService {
       }
       const stray = Object.keys(body).find((member) => member !== 'name' && member !== 'arguments');
       if (stray !== undefined) throw new DomainException('McpInvalidRequest', `Unknown member ${stray.slice(0, 100)}: the body is {name, arguments}.`, { field: stray.slice(0, 100) });
+      // No arguments, null as leaving them out (as for each argument, see dropNullArguments).
       const { name, arguments: args = {} } = body as Record<string, unknown>;
       if (typeof name !== 'string' || !/^[\x21-\x7e]{1,128}$/.test(name)) {
         throw new DomainException('McpInvalidRequest', 'name must be a tool name from POST /tools/list.', { field: 'name' });
       }
-      if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+      if (args !== null && (typeof args !== 'object' || Array.isArray(args))) {
         throw new DomainException('McpInvalidRequest', 'arguments must be a JSON object.', { field: 'arguments' });
       }
-      params = { name, arguments: args };
+      params = { name, arguments: args ?? {} };
     }
     const toolRequest: ToolRequest = { caller, selection, calls: typeof params.name === 'string' ? [params.name] : [] };
     if (route === 'tools/call') {

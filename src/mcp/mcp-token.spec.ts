@@ -32,7 +32,7 @@ describe('normaliseTools', () => {
 
   it('refuses a name that is no tool, naming it and the tools there are', () => {
     expect(() => normaliseTools(['list_invoice', 'get_vehicles', 'list_record'], grantable)).toThrow(
-      'unknown tools: list_invoice, list_record; the tools are list_invoices, get_vehicles, summarise_finance',
+      'unknown tools: list_invoice, list_record; the tools are list_records, get_record, search_records, recent_changes, summarise, list_invoices, get_vehicles, summarise_finance',
     );
   });
 

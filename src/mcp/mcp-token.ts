@@ -1,6 +1,6 @@
 import { hashSecret, randomPrefixAndSecret } from '../platform/auth/api-key-token.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
-import { toolsStoodFor } from './tool-names.js';
+import { COMPACT_TOOL_NAMES, toolsStoodFor } from './tool-names.js';
 
 /**
  * Agent-tool server tokens read `oht_<prefix>_<secret>` (12 lower-case letters or digits, then
@@ -37,7 +37,7 @@ export function normaliseTools(tools: readonly string[], grantable: readonly str
     return unique;
   }
   const unknown = unique.filter((tool) => !grantable.includes(tool) && toolsStoodFor(tool, grantable) === undefined);
-  if (unknown.length > 0) throw invalidTools(`unknown tools: ${unknown.join(', ')}; the tools are ${grantable.join(', ')}`);
+  if (unknown.length > 0) throw invalidTools(`unknown tools: ${unknown.join(', ')}; the tools are ${[...COMPACT_TOOL_NAMES, ...grantable].join(', ')}`);
   return [...new Set(unique.flatMap((tool) => toolsStoodFor(tool, grantable) ?? [tool]))];
 }
 

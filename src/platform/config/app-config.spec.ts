@@ -42,6 +42,8 @@ describe('loadConfig', () => {
     expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8,::1/128' }).webhookSafetyRelaxed).toContain(
       'WEBHOOK_ALLOWED_CIDRS names IPv6 ranges, which never match: deliveries use IPv4 addresses only',
     );
+    // An IPv4-mapped address is its IPv4 address.
+    expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '::ffff:127.0.0.1' }).webhookSafetyRelaxed).toHaveLength(1);
   });
 
   it('accepts the longest timer, 2147483647 ms', () => {
@@ -67,6 +69,9 @@ describe('loadConfig', () => {
     ['WEBHOOK_ALLOWED_CIDRS', 'localhost'],
     ['WEBHOOK_ALLOWED_CIDRS', '999.0.0.0/8'],
     ['WEBHOOK_ALLOWED_CIDRS', '127.1'],
+    // Octal to ipaddr.js: 10.0.0.8, not what was written.
+    ['WEBHOOK_ALLOWED_CIDRS', '10.0.0.010/32'],
+    ['WEBHOOK_ALLOWED_CIDRS', '0x7f.0.0.1/8'],
     ['SECRETS_KEY', 'too-short'],
     ['DATABASE_URL', 'mysql://x'],
     ['LOG_LEVEL', 'loud'],

@@ -36,13 +36,26 @@ const intList = ({ value }: { value: unknown }) => {
   return Array.isArray(items) ? items.map((item) => int({ value: item })) : items;
 };
 
-/** A CIDR range, or one address (a range of one). */
+/**
+ * A CIDR range, or one address (a range of one). IPv4 in dotted decimal only: ipaddr.js reads
+ * `10.0.0.010` as octal (10.0.0.8) and `127.1` as 127.0.0.1, not what the operator wrote.
+ */
+function isAllowedRange(value: unknown): boolean {
+  if (typeof value !== 'string') return false;
+  const [address, bits, ...rest] = value.split('/');
+  if (rest.length > 0 || !(ipaddr.IPv4.isValidFourPartDecimal(address) || ipaddr.IPv6.isValid(address))) return false;
+  return bits === undefined || ipaddr.isValidCIDR(value);
+}
+
+/** An entry that stays IPv6 (an IPv4-mapped address is its IPv4 address). */
+const isIPv6Range = (value: string) => ipaddr.process(value.split('/')[0]).kind() === 'ipv6' || (value.includes('/') && value.includes(':'));
+
 const IsCidr = () =>
   ValidateBy({
     name: 'isCidr',
     validator: {
-      validate: (value) => typeof value === 'string' && (ipaddr.isValidCIDR(value) || ipaddr.IPv4.isValidFourPartDecimal(value) || ipaddr.IPv6.isValid(value)),
-      defaultMessage: () => 'each entry must be a CIDR range such as 127.0.0.0/8, or one address',
+      validate: isAllowedRange,
+      defaultMessage: () => 'each entry must be a CIDR range such as 127.0.0.0/8, or one address (IPv4 in dotted decimal)',
     },
   }, { each: true });
 /**
@@ -407,7 +420,7 @@ export class AppConfig {
       ...(this.WEBHOOK_ALLOW_HTTP ? ['WEBHOOK_ALLOW_HTTP=true (http:// URLs accepted)'] : []),
       ...(this.WEBHOOK_ALLOWED_CIDRS.length > 0 ? [`WEBHOOK_ALLOWED_CIDRS=${this.WEBHOOK_ALLOWED_CIDRS.join(',')} (URLs may resolve to these non-public ranges)`] : []),
       // Taken, not refused (a start-up that fails on a harmless list helps no one), but said: deliveries go to IPv4 addresses only.
-      ...(this.WEBHOOK_ALLOWED_CIDRS.some((range) => range.includes(':')) ? ['WEBHOOK_ALLOWED_CIDRS names IPv6 ranges, which never match: deliveries use IPv4 addresses only'] : []),
+      ...(this.WEBHOOK_ALLOWED_CIDRS.some(isIPv6Range) ? ['WEBHOOK_ALLOWED_CIDRS names IPv6 ranges, which never match: deliveries use IPv4 addresses only'] : []),
     ];
   }
 

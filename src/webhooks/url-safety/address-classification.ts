@@ -27,8 +27,8 @@ export type CidrRange = [ipaddr.IPv4 | ipaddr.IPv6, number];
 export function parseCidr(cidr: string): CidrRange {
   const text = cidr.trim();
   if (text.includes('/')) return ipaddr.parseCIDR(text);
-  // One address: a range of one.
-  const address = ipaddr.parse(text);
+  // One address: a range of one (an IPv4-mapped one is its IPv4 address).
+  const address = ipaddr.process(text);
   return [address, address.kind() === 'ipv4' ? 32 : 128];
 }
 

@@ -176,6 +176,8 @@ describe('WebhookUrlChecker', () => {
     const one = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '10.1.2.3,::1' };
     await expect(checker(one).vet('https://private.example.com/')).resolves.toMatchObject({ ipv4: ['10.1.2.3'] });
     await expect(checker(one).vet('http://localhost:4000/hook')).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable' });
+    const mapped = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '::ffff:127.0.0.1' };
+    await expect(checker(mapped).vet('http://localhost:4000/hook')).resolves.toMatchObject({ ipv4: ['127.0.0.1'] });
   });
 
   it("never admits the service's own servers: an own address on the REST, agent-tool or metrics port, whatever the allow-list", async () => {
