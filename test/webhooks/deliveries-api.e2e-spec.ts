@@ -32,6 +32,17 @@ describe('deliveries API and replays (e2e)', () => {
   const get = (path: string, auth = session.auth) => api.http.get(path).set('Authorization', auth);
   const post = (path: string, auth = session.auth) => api.http.post(path).set('Authorization', auth);
 
+  /** Runs `body` with the rate limiter's clock stopped at `at`: every call in one window, however long they take. */
+  async function inOneWindow(at: number, body: () => Promise<void>): Promise<void> {
+    const clock = api.app.get(RateLimiterService).clock;
+    clock.now = () => at;
+    try {
+      await body();
+    } finally {
+      clock.now = () => Date.now();
+    }
+  }
+
   /** An endpoint with `count` deliveries that ended failed (gone). */
   async function endpointWithFailures(path: string, count: number, values: { eventTypes?: string[]; piiEnabled?: boolean } = {}) {
     const created = await createEndpoint(api.app, owner(), { url: receiver.url(path), ...values });
@@ -252,28 +263,20 @@ describe('deliveries API and replays (e2e)', () => {
 
   it('limits replay_failed to 5 calls per minute per key', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limited') });
-    const clock = api.app.get(RateLimiterService).clock;
     // All 6 calls in one minute window, however long they take.
-    const pinned = Date.UTC(2026, 4, 16, 12, 15, 0, 500);
-    clock.now = () => pinned;
-    try {
+    await inOneWindow(Date.UTC(2026, 4, 16, 12, 15, 0, 500), async () => {
       for (let i = 0; i < 5; i++) expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).status).toBe(202);
       const limited = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`);
       expect(limited.status).toBe(429);
       expect(limited.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    } finally {
-      clock.now = () => Date.now();
-    }
+    });
   });
 
   it('counts no refused replay_failed call (409, 422), nor one answered from idempotency storage, against its limit: only those it runs', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/refused-limit') });
     const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
-    const clock = api.app.get(RateLimiterService).clock;
-    const pinned = Date.UTC(2026, 4, 16, 11, 15, 0, 500);
-    clock.now = () => pinned;
-    try {
+    await inOneWindow(Date.UTC(2026, 4, 16, 11, 15, 0, 500), async () => {
       await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [endpoint.id]);
       for (let i = 0; i < 3; i++) {
         const refused = await post(path);
@@ -289,49 +292,41 @@ describe('deliveries API and replays (e2e)', () => {
       const limited = await post(path);
       expect(limited.status).toBe(429);
       expect(limited.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
-    } finally {
-      clock.now = () => Date.now();
-    }
+    });
   });
 
   it('keeps no count of a call its limit refused (429), so calls given back later free the window again', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limit-refused') });
     const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
-    const clock = api.app.get(RateLimiterService).clock;
     const pinned = Date.UTC(2026, 4, 16, 13, 15, 0, 500);
-    clock.now = () => pinned;
-    const redis = new Redis(api.config.REDIS_URL);
-    try {
+    await inOneWindow(pinned, async () => {
       for (let i = 0; i < 5; i++) expect((await post(path)).status).toBe(202);
       for (let i = 0; i < 3; i++) expect((await post(path)).status).toBe(429);
-      // The minute's counter holds the five calls run. Before, each 429 added one, and calls
-      // refused by the route and given back (many at once, with some meeting 429s) could no
-      // longer bring it below the limit: the key was locked out for the minute with nothing run.
+    });
+    // The minute's counter holds the five calls run. Before, each 429 added one, and calls
+    // refused by the route and given back (many at once, with some meeting 429s) could no
+    // longer bring it below the limit: the key was locked out for the minute with nothing run.
+    const redis = new Redis(api.config.REDIS_URL);
+    try {
       const prefix = /^oh_live_([a-z0-9]+)_/.exec(session.key)![1];
       const counted = async () => Number(await redis.get(`${api.config.REDIS_PREFIX}:ratelimit:webhook_replay_failed:${prefix}:${Math.floor(pinned / 60_000)}`));
       expect(await waitFor(async () => (await counted()) === 5 && 5, 2000, 'the count of the calls run')).toBe(5);
     } finally {
-      clock.now = () => Date.now();
       redis.disconnect();
     }
   });
 
   it('limits single replays to 60 per minute per key', async () => {
     const { endpoint, rows } = await endpointWithFailures('/replay-limit', 1);
-    const clock = api.app.get(RateLimiterService).clock;
     // All 61 calls in one minute window, however long they take.
-    const pinned = Date.UTC(2026, 4, 16, 10, 15, 0, 500);
-    clock.now = () => pinned;
-    try {
+    await inOneWindow(Date.UTC(2026, 4, 16, 10, 15, 0, 500), async () => {
       const replay = () => post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`);
       for (let i = 0; i < 60; i++) expect((await replay()).status).toBe(202);
       const limited = await replay();
       expect(limited.status).toBe(429);
       expect(limited.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    } finally {
-      clock.now = () => Date.now();
-    }
+    });
     await settledDeliveries(api.app, endpoint.id, 61);
   }, 60_000);
 
