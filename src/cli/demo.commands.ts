@@ -50,7 +50,7 @@ function records(value: string): number {
  */
 async function seedDemoCompany(app: INestApplicationContext, count: number, progress: (line: string) => void = () => undefined): Promise<DemoCompany> {
   const started = performance.now();
-  // Loaded here, not with the CLI: it is a third of a second of every other command's start.
+  // Loaded here, not with the CLI: it is half a second of CPU in every other command's start.
   const { Faker, base, en } = await import('@faker-js/faker');
   const faker = new Faker({ locale: [en, base], seed: DEMO_FAKER_SEED });
   const tenants = app.get(TenantsService);
