@@ -295,6 +295,32 @@ describe('deliveries API and replays (e2e)', () => {
     });
   });
 
+  it("answers a repeat of a stored answer past a full window with that answer (spec 8: not run again), and a new key's call 429, its key left free", async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/full-window') });
+    const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
+    const first = `first-${endpoint.id}`;
+    const later = `later-${endpoint.id}`;
+    await inOneWindow(Date.UTC(2026, 4, 16, 14, 15, 0, 500), async () => {
+      expect((await post(path).set('Idempotency-Key', first)).status).toBe(202);
+      for (let i = 0; i < 4; i++) expect((await post(path)).status).toBe(202);
+      expect((await post(path)).status).toBe(429);
+      const repeat = await post(path).set('Idempotency-Key', first);
+      expect(repeat.status).toBe(202);
+      expect(repeat.headers['idempotency-replayed']).toBe('true');
+      expect(repeat.body).toEqual({ enqueued: 0 });
+      const refused = await post(path).set('Idempotency-Key', later);
+      expect(refused.status).toBe(429);
+      expect(refused.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    });
+    // The refused call kept no claim of its key: in the next window it runs.
+    await inOneWindow(Date.UTC(2026, 4, 16, 14, 16, 0, 500), async () => {
+      const ran = await post(path).set('Idempotency-Key', later);
+      expect(ran.status).toBe(202);
+      expect(ran.headers['idempotency-replayed']).toBeUndefined();
+    });
+  });
+
   it('keeps no count of a call its limit refused (429), so calls given back later free the window again', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limit-refused') });
     const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;

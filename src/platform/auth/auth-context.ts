@@ -22,6 +22,11 @@ export interface ApiRequest extends Request {
    * the auth guard, called by the problem filter for a request the route refuses.
    */
   refundRouteLimit?: () => void;
+  /**
+   * The 429 of a route's own limit, held back by the auth guard for an idempotent call: the
+   * idempotency interceptor answers the stored first answer of a repeat, or this.
+   */
+  limitRefusal?: Error;
 }
 
 /** The authenticated caller of the current request (only on routes with `@RequireScopes`). */

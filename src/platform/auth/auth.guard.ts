@@ -10,7 +10,7 @@ import { DomainException } from '../errors/domain.exception.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { AuthFailureLimiter } from '../rate-limit/auth-failure-limiter.service.js';
 import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../rate-limit/rate-limit-headers.js';
-import { RATE_LIMIT_METADATA } from '../rate-limit/rate-limit.decorator.js';
+import { RATE_LIMIT_METADATA, STORED_REPEATS_METADATA } from '../rate-limit/rate-limit.decorator.js';
 import type { RateLimitName, RateLimitWindow } from '../rate-limit/rate-limit.policies.js';
 import { type RateLimitDecision, RateLimiterService } from '../rate-limit/rate-limiter.service.js';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service.js';
@@ -104,16 +104,24 @@ export class AuthGuard implements CanActivate {
     const decision = await counting;
     // The company's count only once the key's allows the request: a key past its own limit then
     // spends none of its company's allowance, however many of its requests arrive at once.
+    let companyDecision: RateLimitDecision | undefined;
     if (!decision.allowed) {
       // Refused by its route's own limit (the replays'), it gives that count back: calls its route
       // refused and gave back meanwhile then free the window again (the general window keeps it).
-      void this.limiter.refund(this.limiter.routeShare(decision), credentials.prefix);
-      this.applyLimit(windowsOfBoth, [decision], response); // throws its 429
+      const share = this.limiter.routeShare(decision);
+      void this.limiter.refund(share, credentials.prefix);
+      const refusal = this.applyLimit(windowsOfBoth, [decision], response)!;
+      // A repeat of an idempotent call whose first answer is stored gets that answer whatever the
+      // limit (spec 8: it is not run again): the idempotency interceptor answers it, or this 429.
+      if (share.states.length === 0 || this.reflector.get<boolean | undefined>(STORED_REPEATS_METADATA, context.getHandler()) !== true) throw refusal;
+      request.limitRefusal = refusal;
+    } else {
+      companyDecision = await this.limiter.consume([this.limiter.companyWindow], request.auth.tenantId);
+      // Refused by its company, the request costs the key's longer windows nothing either.
+      if (!companyDecision.allowed) void this.limiter.refund(decision, credentials.prefix);
+      const refusal = this.applyLimit(windowsOfBoth, [decision, companyDecision], response);
+      if (refusal) throw refusal;
     }
-    const companyDecision = await this.limiter.consume([this.limiter.companyWindow], request.auth.tenantId);
-    // Refused by its company, the request costs the key's longer windows nothing either.
-    if (!companyDecision.allowed) void this.limiter.refund(decision, credentials.prefix);
-    this.applyLimit(windowsOfBoth, [decision, companyDecision], response);
     // Held until the handler is done (TurnInterceptor), whether or not its client still waits.
     const end = await this.turns.acquire(request.auth.tenantId);
     // The socket too: a request queued behind another on a pipelined connection never sees its response close.
@@ -123,7 +131,8 @@ export class AuthGuard implements CanActivate {
       throw new DomainException('ServiceUnavailable', 'The client went away before its turn came.');
     }
     request.endTurn = end;
-    if (routeLimit) {
+    if (routeLimit && companyDecision) {
+      const counted = companyDecision;
       request.refundRouteLimit = () => {
         request.refundRouteLimit = undefined;
         const share = this.limiter.routeShare(decision);
@@ -131,25 +140,25 @@ export class AuthGuard implements CanActivate {
         // The answer's RateLimit header then shows the route's windows as they stand again.
         const given = new Set(share.states);
         const states = decision.states.map((state) => (given.has(state) ? { ...state, remaining: state.remaining + 1 } : state));
-        if (!response.headersSent) response.setHeader('RateLimit', rateLimitHeader([...states, ...companyDecision.states]));
+        if (!response.headersSent) response.setHeader('RateLimit', rateLimitHeader([...states, ...counted.states]));
       };
     }
     return true;
   }
 
   /** RateLimit headers on the answer (the key's windows, then the company's), or the 429 of the window that refused the request. */
-  private applyLimit(windows: readonly RateLimitWindow[], decisions: readonly RateLimitDecision[], response: Response): void {
+  private applyLimit(windows: readonly RateLimitWindow[], decisions: readonly RateLimitDecision[], response: Response): DomainException | undefined {
     const headers = { 'RateLimit-Policy': rateLimitPolicyHeader(windows), RateLimit: rateLimitHeader(decisions.flatMap((decision) => decision.states)) };
     const denied = decisions.find((decision) => !decision.allowed);
     if (!denied) {
       for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-      return;
+      return undefined;
     }
     // The window that refused it: the last a refused count reached.
     const refused = denied.states[denied.states.length - 1];
     this.metrics.rateLimitRefusals.inc({ limit: refused.window.id });
     const whose = refused.window === this.limiter.companyWindow ? "This API key's company (all its keys together)" : 'This API key';
-    throw rateLimited(
+    return rateLimited(
       refused.resetMs,
       (retryAfter) => `${whose} exceeded the limit "${refused.window.id}" of ${refused.window.points} requests per ${refused.window.durationSeconds} s; retry after ${retryAfter} s.`,
       headers,

@@ -1,7 +1,7 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
-import { from, lastValueFrom, type Observable } from 'rxjs';
+import { from, lastValueFrom, type Observable, throwError } from 'rxjs';
 import type { ApiRequest } from '../auth/auth-context.js';
 import { AppConfig } from '../config/app-config.js';
 import { withCommitHook } from '../database/commit-hook.js';
@@ -52,12 +52,18 @@ export class IdempotencyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<ApiRequest>();
     const key = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
-    if (key === undefined || !IDEMPOTENT_METHODS.has(request.method)) return next.handle();
+    if (key === undefined || !IDEMPOTENT_METHODS.has(request.method)) {
+      // Past its route's limit with no key, nothing can be answered from storage: the 429 the guard held back.
+      return request.limitRefusal ? throwError(() => request.limitRefusal) : next.handle();
+    }
     const sealed = this.reflector.get<boolean | undefined>(SEALED_RESPONSE_METADATA, context.getHandler()) === true;
     return from(this.handle(request, context.switchToHttp().getResponse<Response>(), key, next, sealed));
   }
 
   private async handle(request: ApiRequest, response: Response, key: string | string[], next: CallHandler, sealed: boolean): Promise<unknown> {
+    // Past its route's limit, only a stored answer is given (its 429 otherwise): nothing runs.
+    const refusal = request.limitRefusal;
+    if (refusal && (typeof key !== 'string' || !isValidIdempotencyKey(key) || key.includes(', '))) throw refusal;
     // Node joins repeated headers into one value ("a, b"), itself a valid key: two keys are ambiguous, so neither is used.
     // (Only a value with ", " can be two; headersDistinct builds every header's list, so it is read only then.)
     if (typeof key === 'string' && key.includes(', ') && request.headersDistinct[IDEMPOTENCY_KEY_HEADER.toLowerCase()]!.length > 1) {
@@ -81,6 +87,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     );
     switch (outcome.kind) {
       case 'conflict':
+        if (refusal) throw refusal;
         throw new DomainException(outcome.error, outcome.reason === 'answer_lost' ? ANSWER_LOST_DETAIL : CONFLICT_DETAILS[outcome.error]);
       case 'replay':
         this.metrics.idempotencyReplays.inc();
@@ -88,6 +95,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
         request.refundRouteLimit?.();
         return this.replay(response, outcome.response);
       case 'claimed':
+        if (refusal) {
+          await this.store.release(outcome.claim);
+          throw refusal;
+        }
         return this.execute(outcome.claim, request, response, next, sealed);
     }
   }

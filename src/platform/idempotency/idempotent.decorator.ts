@@ -4,6 +4,7 @@ import { Errors } from '../catalog/errors.js';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
 import { ProblemDto } from '../api-docs/problem.dto.js';
 import { IDEMPOTENCY_RETENTION_HOURS, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
+import { STORED_REPEATS_METADATA } from '../rate-limit/rate-limit.decorator.js';
 import { IDEMPOTENCY_KEY_HEADER, IdempotencyInterceptor, SEALED_RESPONSE_METADATA } from './idempotency.interceptor.js';
 
 const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${ProblemDto.name}` } } };
@@ -17,6 +18,7 @@ const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components
 export function Idempotent(options: { sealResponse?: boolean } = {}): MethodDecorator {
   return applyDecorators(
     SetMetadata(SEALED_RESPONSE_METADATA, options.sealResponse === true),
+    SetMetadata(STORED_REPEATS_METADATA, true),
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({
       name: IDEMPOTENCY_KEY_HEADER,
