@@ -200,11 +200,14 @@ export class McpHttpService {
     // body's form (the SDK read an unknown later date as 2026-07-28's and asked for its _meta).
     const revision = header(request, 'mcp-protocol-version');
     if (revision !== undefined && !SERVED_PROTOCOL_VERSIONS.includes(revision)) {
-      const supported = SERVED_PROTOCOL_VERSIONS;
       return this.json(response, 400, {
         jsonrpc: '2.0',
         id,
-        error: { code: UNSUPPORTED_PROTOCOL_VERSION, message: `Unsupported protocol version: ${revision} (supported versions: ${supported.join(', ')})`, data: { supported, requested: revision } },
+        error: {
+          code: UNSUPPORTED_PROTOCOL_VERSION,
+          message: `Unsupported protocol version: ${revision} (supported versions: ${SERVED_PROTOCOL_VERSIONS.join(', ')})`,
+          data: { supported: SERVED_PROTOCOL_VERSIONS, requested: revision },
+        },
       });
     }
     const modern = revision === MODERN_PROTOCOL_VERSION || messages.some((message) => message?.params?._meta?.[PROTOCOL_VERSION_META] !== undefined);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { AccessService } from '../platform/access/access.service.js';
 import { ApiKey, apiKeyState } from '../platform/auth/api-key.entity.js';
@@ -37,17 +37,12 @@ export class WebhookEndpointsService {
     @Inject(DeliveryGate) private readonly gate: DeliveryGate,
   ) {}
 
-  private readonly logger = new Logger(WebhookEndpointsService.name);
-
   /**
    * The endpoints as the API shows them, with their circuits read from the delivery gate in one
    * round trip. Without Redis the answer still comes, `circuit` null, and the failure is logged.
    */
   async represent(endpoints: readonly WebhookEndpoint[]): Promise<WebhookEndpointDto[]> {
-    const circuits = await this.gate.circuits(endpoints.map((endpoint) => endpoint.id)).catch((error: unknown) => {
-      this.logger.warn(`Endpoint circuits unread, shown as null: ${error instanceof Error ? error.message : String(error)}`);
-      return null;
-    });
+    const circuits = await this.gate.circuitsShown(endpoints.map((endpoint) => endpoint.id));
     return endpoints.map((endpoint) => toWebhookEndpointDto(endpoint, circuits?.get(endpoint.id) ?? null));
   }
 

@@ -63,16 +63,10 @@ export class IdempotencyInterceptor implements NestInterceptor {
   private async handle(request: ApiRequest, response: Response, key: string | string[], next: CallHandler, sealed: boolean): Promise<unknown> {
     // Past its route's limit, only a stored answer is given (its 429 otherwise): nothing runs.
     const refusal = request.limitRefusal;
-    if (refusal && (typeof key !== 'string' || !isValidIdempotencyKey(key) || key.includes(', '))) throw refusal;
-    // Node joins repeated headers into one value ("a, b"), itself a valid key: two keys are ambiguous, so neither is used.
-    // (Only a value with ", " can be two; headersDistinct builds every header's list, so it is read only then.)
-    if (typeof key === 'string' && key.includes(', ') && request.headersDistinct[IDEMPOTENCY_KEY_HEADER.toLowerCase()]!.length > 1) {
-      throw new DomainException('IdempotencyKeyInvalid', 'Send exactly one Idempotency-Key header.', { field: IDEMPOTENCY_KEY_HEADER });
-    }
-    if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
-      throw new DomainException('IdempotencyKeyInvalid', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', {
-        field: IDEMPOTENCY_KEY_HEADER,
-      });
+    try {
+      assertOneValidKey(request, key);
+    } catch (invalid) {
+      throw refusal ?? invalid;
     }
     if (!request.auth) throw new Error('@Idempotent() is only for routes with @RequireScopes');
     const outcome = await this.store.claim(
@@ -151,6 +145,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
         return;
       }
     }
+  }
+}
+
+/** The key of the request's one Idempotency-Key header, else 422 `IdempotencyKeyInvalid`. */
+function assertOneValidKey(request: ApiRequest, key: string | string[]): asserts key is string {
+  // Node joins repeated headers into one value ("a, b"), itself a valid key: two keys are ambiguous, so neither is used.
+  // (Only a value with ", " can be two; headersDistinct builds every header's list, so it is read only then.)
+  if (typeof key === 'string' && key.includes(', ') && request.headersDistinct[IDEMPOTENCY_KEY_HEADER.toLowerCase()]!.length > 1) {
+    throw new DomainException('IdempotencyKeyInvalid', 'Send exactly one Idempotency-Key header.', { field: IDEMPOTENCY_KEY_HEADER });
+  }
+  if (typeof key !== 'string' || !isValidIdempotencyKey(key)) {
+    throw new DomainException('IdempotencyKeyInvalid', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', {
+      field: IDEMPOTENCY_KEY_HEADER,
+    });
   }
 }
 

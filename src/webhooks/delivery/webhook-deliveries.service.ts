@@ -70,13 +70,7 @@ export class WebhookDeliveriesService {
    * when Redis cannot be read (logged): the deliveries' own times are then shown.
    */
   private async endpointWaitsUntil(endpoint: WebhookEndpoint): Promise<Date | null> {
-    const circuit = await this.gate
-      .circuits([endpoint.id])
-      .then((circuits) => circuits.get(endpoint.id)!)
-      .catch((error: unknown) => {
-        this.logger.warn(`Endpoint circuit unread, deliveries shown at their own retry time: ${error instanceof Error ? error.message : String(error)}`);
-        return null;
-      });
+    const circuit = (await this.gate.circuitsShown([endpoint.id]))?.get(endpoint.id);
     const waits = [circuit?.heldUntil, circuit?.state === 'open' ? circuit.nextProbeAt : null].filter((at): at is Date => at instanceof Date);
     return waits.length === 0 ? null : new Date(Math.max(...waits.map((at) => at.getTime())));
   }

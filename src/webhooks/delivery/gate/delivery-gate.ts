@@ -141,6 +141,17 @@ export class DeliveryGate implements OnApplicationShutdown {
     return result;
   }
 
+  /**
+   * The circuits of these endpoints for an answer that shows them, or null when Redis cannot be
+   * read (logged): the answer then comes without them rather than failing.
+   */
+  async circuitsShown(endpointIds: readonly string[]): Promise<Map<string, Circuit> | null> {
+    return this.circuits(endpointIds).catch((error: unknown) => {
+      this.logger.warn(`Endpoint circuits unread, answered without them: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    });
+  }
+
   /** The circuits of these endpoints; one never opened (or whose state Redis lost) is closed. */
   async circuits(endpointIds: readonly string[], now = Date.now()): Promise<Map<string, Circuit>> {
     const pipeline = this.redis.pipeline();
