@@ -1,8 +1,8 @@
 // The floor the service is measured against: bare node:http doing exactly the service's work per
 // request with the service's shortcuts and no framework. The API key comes from an in-memory
 // cache with the service's 10 s expiry (one prepared statement on a miss) and its secret is
-// checked with SHA-256 in constant time every time; the per-key and per-company limits cost the
-// same two Redis counts, one after the other (rate-limiter-flexible, the service's library and window); the invoice, or the list
+// checked with SHA-256 in constant time every time; the per-key and per-company limits are counted
+// by the service's own RateLimiterService (one Redis round trip for a cached key); the invoice, or the list
 // page, is the service's own prepared statement with the lines as JSON, mapped by the service's
 // own function and answered with the same members (a signed cursor on the list); the events
 // feed's first page is the feed's own two statements (the company's publishing horizon, then the page below it)
@@ -10,9 +10,7 @@
 // headers beyond the body's. Started by bench/run.js.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
-import { Redis } from 'ioredis';
 import pg from 'pg';
-import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { INVOICE_READS, invoiceDtoOfRow } from '../dist/finance/invoice-rows.js';
 import { AccessService } from '../dist/platform/access/access.service.js';
 import { EVENT_TYPES, EventCatalog } from '../dist/platform/catalog/event-types.js';
@@ -23,11 +21,17 @@ import { PUBLISHING_HORIZON_SQL, PUBLISHING_LOCK_NAMESPACE } from '../dist/platf
 import { CursorCodec } from '../dist/platform/pagination/cursor-codec.js';
 import { budgetCut } from '../dist/platform/pagination/budgeted-page.js';
 import { SESSION_SETTINGS, withSessionSettings } from '../dist/platform/database/database.js';
+import { RateLimiterService } from '../dist/platform/rate-limit/rate-limiter.service.js';
 
 // The service's session settings (jit off), as every pool of the service has them.
 const pool = new pg.Pool({ connectionString: withSessionSettings(process.env.DATABASE_URL, SESSION_SETTINGS), max: 10 });
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const limiter = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${process.env.REDIS_PREFIX}:floor`, points: 1_000_000_000, duration: 1 });
+const limiter = new RateLimiterService({
+  REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  REDIS_PREFIX: `${process.env.REDIS_PREFIX}:floor`,
+  RATE_LIMIT_PER_SECOND: Number(process.env.RATE_LIMIT_PER_SECOND),
+  TENANT_RATE_LIMIT_PER_SECOND: Number(process.env.TENANT_RATE_LIMIT_PER_SECOND),
+});
+const keyWindows = limiter.windowsFor();
 const cursors = new CursorCodec('bench-floor-cursor-secret');
 const KEY = /^Bearer oh_live_([a-z0-9]{12})_([A-Za-z0-9]{43})$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -57,15 +61,16 @@ async function key(prefix) {
 }
 
 /**
- * The key of a valid bearer, counted against its limit in the same turn as the lookup, then
- * against its company's (as the service does: the company's count once the key's allowed it).
+ * The key of a valid bearer, counted as the service counts it: a cached key with its company in
+ * one round trip, a key not cached against its own limit while it is read, then its company's.
  */
 async function authenticate(header) {
   const match = KEY.exec(header ?? '');
   if (!match) return null;
-  const second = Math.floor(Date.now() / 1000);
-  const [found] = await Promise.all([key(match[1]), limiter.consume(`${match[1]}:${second}`)]);
-  if (found) await limiter.consume(`company:${found.tenant_id}:${second}`);
+  const cached = keys.get(match[1]);
+  const known = cached && cached.until > Date.now() ? cached.key : undefined;
+  const [found, count] = await Promise.all([key(match[1]), limiter.consumeWithCompany(keyWindows, match[1], known?.tenant_id)]);
+  if (found && !count.company) await limiter.consumeCompany(count.key, match[1], found.tenant_id);
   const hash = createHash('sha256').update(match[2]).digest();
   if (!found || !timingSafeEqual(hash, found.secret_hash) || found.revoked_at || found.deleted_at || (found.expires_at && found.expires_at <= new Date()) || !found.active) return null;
   return found;
@@ -112,4 +117,4 @@ const server = createServer(async (req, res) => {
 });
 
 server.listen(Number(process.env.PORT), '127.0.0.1', () => process.send?.('ready'));
-process.on('SIGTERM', () => server.close(() => Promise.all([pool.end(), redis.quit()]).then(() => process.exit(0))));
+process.on('SIGTERM', () => server.close(() => Promise.all([pool.end(), limiter.onApplicationShutdown()]).then(() => process.exit(0))));

@@ -5,6 +5,7 @@ import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.serv
 import { startApi, type TestApi } from './support/api.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
+import { waitFor } from './support/wait-for.js';
 
 /**
  * Pins the rate limiter's clock of `api` at `ms` (and returns a setter to move it): requests then
@@ -99,6 +100,37 @@ describe('general rate limit per API key (e2e)', () => {
     // Another company is counted on its own.
     const other = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
     expect((await list(other.auth)).status).toBe(200);
+  });
+
+  it("counts a cached key's windows and its company's in one Redis call, and a missing scope in none", async () => {
+    expect((await list()).status).toBe(200);
+    const readOnly = await session.newKey([Scope.FinInvoicesRead]);
+    expect((await api.http.get('/v1/test_events').set('Authorization', readOnly.auth)).status).toBe(200);
+    const counters = `${api.config.REDIS_PREFIX}:ratelimit:`;
+    const monitor = await new Redis(api.config.REDIS_URL).monitor();
+    const calls: string[][] = [];
+    // The calls of clients; what a script runs is shown too, from the source "lua".
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.some((arg) => arg.startsWith(counters))) calls.push(args);
+    });
+    try {
+      // Both keys are cached now: a request's counting is one call, with the key's window and the company's.
+      expect((await list()).status).toBe(200);
+      expect((await api.http.post('/v1/test_events').set('Authorization', readOnly.auth).send({})).status).toBe(403);
+      // MONITOR shows commands in the order Redis ran them: once the marker is seen, so is every call before it.
+      const marker = new Redis(api.config.REDIS_URL);
+      await marker.exists(`${counters}marker`);
+      marker.disconnect();
+      await waitFor(async () => calls.some((args) => args.includes(`${counters}marker`)), 5_000, 'the marker');
+      const counted = calls.filter((args) => !args.includes(`${counters}marker`));
+      expect(counted).toHaveLength(1);
+      expect(counted[0].filter((arg) => arg.startsWith(counters))).toEqual([
+        expect.stringMatching(new RegExp(`^${counters}default:${session.key.split('_')[2]}:\\d+$`)),
+        expect.stringMatching(new RegExp(`^${counters}company:${session.tenant.id}:\\d+$`)),
+      ]);
+    } finally {
+      monitor.disconnect();
+    }
   });
 
   it('counts POSTs too, before the request runs', async () => {

@@ -14,7 +14,7 @@ import { RATE_LIMIT_METADATA, STORED_REPEATS_METADATA } from '../rate-limit/rate
 import type { RateLimitName, RateLimitWindow } from '../rate-limit/rate-limit.policies.js';
 import { type RateLimitDecision, RateLimiterService } from '../rate-limit/rate-limiter.service.js';
 import { ApiKeyAuthenticator } from './api-key-authenticator.service.js';
-import type { ApiRequest } from './auth-context.js';
+import type { ApiRequest, AuthContext } from './auth-context.js';
 import { bearerCredentials } from './bearer-credentials.js';
 import { PUBLIC_METADATA, SCOPES_METADATA } from '../route-access/require-scopes.decorator.js';
 
@@ -24,11 +24,12 @@ import { PUBLIC_METADATA, SCOPES_METADATA } from '../route-access/require-scopes
  * in this order:
  * 1. the key is read from the one `Authorization: Bearer` header;
  * 2. a key in the in-process cache is checked at once: a wrong secret is a 401 and counts
- *    nothing against the key;
+ *    nothing against the key, a missing scope a 403 that counts nothing either;
  * 3. an address blocked for failed authentications gets 429 (`AuthFailureLimiter`), unless its
  *    key was cached and checked;
- * 4. the key's rate-limit count in Redis starts, keyed by its prefix, and runs while a key not
- *    cached is read: neither waits for the other;
+ * 4. the rate-limit count in Redis starts: a cached key's windows (keyed by its prefix) and its
+ *    company's in one round trip; a key not cached has its own windows counted while it is read
+ *    (neither waits for the other), its company's once it is known;
  * 5. a failed check is a 401 (or the 429 of too many failures) and gives its count back; a
  *    missing scope is a 403 and gives it back too; otherwise the count decides: 429 with
  *    Retry-After, or the request goes on with `RateLimit-Policy` and `RateLimit` headers;
@@ -82,26 +83,32 @@ export class AuthGuard implements CanActivate {
 
     const routeLimit = this.reflector.getAllAndOverride<RateLimitName | undefined>(RATE_LIMIT_METADATA, targets);
     const windows = this.limiter.windowsFor(routeLimit);
-    const counting = this.limiter.consume(windows, credentials.prefix);
+    const required = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_METADATA, targets);
+    // A cached key is refused for its scopes before anything is counted, and its company is
+    // known: its key's windows and its company's are counted in one round trip. A key not
+    // cached is counted while it is read, its company's window once it is known.
+    if (cached) this.checkScopes(cached, required);
+    const counting = this.limiter.consumeWithCompany(windows, credentials.prefix, cached?.tenantId);
     // A request that turns out not to be the key holder's, or not allowed its route, does not count.
-    const refund = () => void counting.then((decision) => this.limiter.refund(decision, credentials.prefix), () => undefined);
+    const refund = () => void counting.then((count) => this.limiter.refund(count.key, credentials.prefix), () => undefined);
     try {
       request.auth = cached ?? (await this.authenticator.authenticate(credentials));
     } catch (failure) {
       refund();
       throw await failed(failure);
     }
-
-    const required = this.reflector.getAllAndOverride<Scope[] | undefined>(SCOPES_METADATA, targets);
-    const missing = required ? this.access.missingScopes(request.auth.scopes, required) : [];
-    if (!required || missing.length > 0) {
-      refund();
-      if (!required) throw new DomainException('MissingScope', 'This route declares no scope and is closed.');
-      throw missingScope(missing);
+    if (!cached) {
+      try {
+        this.checkScopes(request.auth, required);
+      } catch (refusal) {
+        refund();
+        throw refusal;
+      }
     }
     const response = context.switchToHttp().getResponse<Response>();
     const windowsOfBoth = [...windows, this.limiter.companyWindow];
-    const decision = await counting;
+    const count = await counting;
+    const decision = count.key;
     // The company's count only once the key's allows the request: a key past its own limit then
     // spends none of its company's allowance, however many of its requests arrive at once.
     let companyDecision: RateLimitDecision | undefined;
@@ -116,9 +123,8 @@ export class AuthGuard implements CanActivate {
       if (share.states.length === 0 || this.reflector.get<boolean | undefined>(STORED_REPEATS_METADATA, context.getHandler()) !== true) throw refusal;
       request.limitRefusal = refusal;
     } else {
-      companyDecision = await this.limiter.consume([this.limiter.companyWindow], request.auth.tenantId);
-      // Refused by its company, the request costs the key's longer windows nothing either.
-      if (!companyDecision.allowed) void this.limiter.refund(decision, credentials.prefix);
+      // Refused by its company, the request costs the key's longer windows nothing either (given back).
+      companyDecision = count.company ?? (await this.limiter.consumeCompany(decision, credentials.prefix, request.auth.tenantId));
       const refusal = this.applyLimit(windowsOfBoth, [decision, companyDecision], response);
       if (refusal) throw refusal;
     }
@@ -144,6 +150,13 @@ export class AuthGuard implements CanActivate {
       };
     }
     return true;
+  }
+
+  /** The 403 of a key without every scope its route requires, or of a route that declares none. */
+  private checkScopes(caller: AuthContext, required: Scope[] | undefined): void {
+    if (!required) throw new DomainException('MissingScope', 'This route declares no scope and is closed.');
+    const missing = this.access.missingScopes(caller.scopes, required);
+    if (missing.length > 0) throw missingScope(missing);
   }
 
   /** RateLimit headers on the answer (the key's windows, then the company's), or the 429 of the window that refused the request. */

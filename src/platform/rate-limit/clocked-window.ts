@@ -29,9 +29,19 @@ export class ClockedWindow {
     return Math.floor(this.clock.now() / this.durationMs);
   }
 
+  /** Milliseconds until window `index` ends. */
+  resetMs(index: number): number {
+    return Math.max(0, (index + 1) * this.durationMs - this.clock.now());
+  }
+
+  /** The Redis key of `key`'s counter in window `index`, as the wrapped counter names it. */
+  storeKey(key: string, index: number): string {
+    return this.counter.getKey(`${key}:${index}`);
+  }
+
   /** Counts in window `index` (by default the current one). */
   async consume(key: string, points = 1, index = this.current()): Promise<RateLimiterRes> {
-    const resetMs = Math.max(0, (index + 1) * this.durationMs - this.clock.now());
+    const resetMs = this.resetMs(index);
     try {
       const counted = await this.counter.consume(`${key}:${index}`, points);
       return new RateLimiterRes(counted.remainingPoints, resetMs, counted.consumedPoints, counted.isFirstInDuration);

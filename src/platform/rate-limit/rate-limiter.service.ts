@@ -14,6 +14,42 @@ export interface RateLimitDecision {
   windowNumbers: number[];
 }
 
+/** What one request counted: its key's windows, and its company's once the key's allowed it. */
+export interface RateLimitCount {
+  key: RateLimitDecision;
+  company?: RateLimitDecision;
+}
+
+/**
+ * Counts in several windows in one round trip, each as rate-limiter-flexible's own script does
+ * (its keys, its expiry), in order, stopping at the first that refuses: the hot path's key and
+ * company windows cost one Redis call, not one per window in turn. A refusal by the company's
+ * windows (those after the key's) gives the key's windows their count back in the same call, so
+ * a request its company refused spends none of its key's allowance. Answers the counts reached.
+ * KEYS: the counters, the key's first; ARGV: points, how many KEYS are the key's, then each
+ * KEY's limit and duration in seconds.
+ */
+const COUNT_IN_ORDER = `
+local points = tonumber(ARGV[1])
+local own = tonumber(ARGV[2])
+local counts = {}
+for i = 1, #KEYS do
+  local duration = ARGV[2 + 2 * i]
+  redis.call('set', KEYS[i], 0, 'EX', duration, 'NX')
+  local count = redis.call('incrby', KEYS[i], points)
+  if redis.call('pttl', KEYS[i]) == -1 then redis.call('expire', KEYS[i], duration) end
+  counts[i] = count
+  if count > tonumber(ARGV[1 + 2 * i]) then
+    if i > own then
+      for j = 1, own do redis.call('decrby', KEYS[j], points) end
+    end
+    return counts
+  end
+end
+return counts`;
+
+type CountingRedis = Redis & { countInOrder(keyCount: number, ...keysAndArgs: (string | number)[]): Promise<number[]> };
+
 /** A Redis command that takes longer than this counts as Redis being down. */
 const REDIS_COMMAND_TIMEOUT_MS = 500;
 
@@ -31,7 +67,7 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 @Injectable()
 export class RateLimiterService implements OnApplicationShutdown {
   private readonly logger = new Logger(RateLimiterService.name);
-  private readonly redis: Redis;
+  private readonly redis: CountingRedis;
   private readonly limiters = new Map<string, ClockedWindow>();
   /** Which window a request falls in; tests replace it (see ClockedWindow). */
   readonly clock: Clock = systemClock();
@@ -51,7 +87,8 @@ export class RateLimiterService implements OnApplicationShutdown {
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
       // ioredis otherwise holds a timer for 2 s at shutdown when the socket had already failed.
       disconnectTimeout: 500,
-    });
+    }) as CountingRedis;
+    this.redis.defineCommand('countInOrder', { lua: COUNT_IN_ORDER });
     this.redis.on('error', (error: Error) => {
       if (this.redisAvailable) this.logger.warn(`Redis unreachable, rate limits now count per process: ${error.message}`);
       this.redisAvailable = false;
@@ -89,6 +126,54 @@ export class RateLimiterService implements OnApplicationShutdown {
       }
     }
     return { allowed: true, states, windowNumbers };
+  }
+
+  /**
+   * Counts a request of `key` in `windows` and then, if they allow it and its company is known
+   * (`companyId`), in its company's window: in one Redis round trip while Redis answers,
+   * otherwise window by window as `consume` does (the insurance limiters answering). A
+   * refusal by the company gives the key's windows their count back.
+   */
+  async consumeWithCompany(windows: readonly RateLimitWindow[], key: string, companyId?: string): Promise<RateLimitCount> {
+    if (companyId !== undefined && this.redis.status === 'ready') {
+      try {
+        return await this.countInOneTrip(windows, key, companyId);
+      } catch {
+        // Redis failed the call (timed out, or went away): counted as when it is down, by
+        // `consume` and its insurance limiters. A call that ran but answered too late counts twice.
+      }
+    }
+    const own = await this.consume(windows, key);
+    if (!own.allowed || companyId === undefined) return { key: own };
+    return { key: own, company: await this.consumeCompany(own, key, companyId) };
+  }
+
+  /** Counts a request its key's windows allowed (`own`, counted for `key`) in its company's window; refused there, the key's count is given back. */
+  async consumeCompany(own: RateLimitDecision, key: string, companyId: string): Promise<RateLimitDecision> {
+    const company = await this.consume([this.companyWindow], companyId);
+    if (!company.allowed) void this.refund(own, key);
+    return company;
+  }
+
+  private async countInOneTrip(windows: readonly RateLimitWindow[], key: string, companyId: string): Promise<RateLimitCount> {
+    const slots = [...windows.map((window) => ({ window, key })), { window: this.companyWindow, key: companyId }].map(({ window, key }) => {
+      const limiter = this.limiter(window);
+      const number = limiter.current();
+      return { window, limiter, number, storeKey: limiter.storeKey(key, number) };
+    });
+    const limits = slots.flatMap(({ window }) => [window.points, window.durationSeconds]);
+    const counts = await this.redis.countInOrder(slots.length, ...slots.map((slot) => slot.storeKey), 1, windows.length, ...limits);
+    // The decision of slots [from, to), over those the script reached.
+    const decision = (from: number, to: number): RateLimitDecision => {
+      const reached = slots.slice(from, Math.min(to, counts.length));
+      return {
+        allowed: reached.every(({ window }, index) => counts[from + index] <= window.points),
+        states: reached.map(({ window, limiter, number }, index) => ({ window, remaining: Math.max(window.points - counts[from + index], 0), resetMs: limiter.resetMs(number) })),
+        windowNumbers: reached.map(({ number }) => number),
+      };
+    };
+    const own = decision(0, windows.length);
+    return own.allowed ? { key: own, company: decision(windows.length, slots.length) } : { key: own };
   }
 
   /**
