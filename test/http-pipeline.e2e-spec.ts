@@ -1,6 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
 import { rawRequest } from './support/raw-http.js';
@@ -101,11 +102,16 @@ describe('request pipeline and errors (e2e)', () => {
     });
   });
 
+  /** The company's events: each execution of POST /v1/test_events publishes one. */
+  const eventCount = async () =>
+    ((await api.app.get(DataSource).query('SELECT count(*)::int AS n FROM events WHERE tenant_id = $1', [session.tenant.id])) as { n: number }[])[0].n;
+
   describe('requests the HTTP parser refuses', () => {
     const raw = (request: string) =>
       new Promise<{ status: number; headers: Record<string, string>; body: Record<string, unknown> }>((resolve, reject) => {
         const { port } = api.app.getHttpServer().address() as AddressInfo;
-        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        // Written, not ended: Node's server drops a request whose client half-closes before its answer.
+        const socket = connect(port, '127.0.0.1', () => socket.write(request));
         let text = '';
         socket.on('data', (chunk) => (text += chunk.toString('utf8')));
         socket.on('error', reject);
@@ -128,6 +134,42 @@ describe('request pipeline and errors (e2e)', () => {
     it('answers 400 malformed_request as a problem', async () => {
       const res = await raw('NOT AN HTTP REQUEST\r\n\r\n');
       expectProblem(res, 400, 'errors.common.malformed_request', 'bad-request');
+    });
+
+    it('answers 400 malformed_request to several Host lines (RFC 9112 3.2), in any case, and serves one', async () => {
+      for (const second of ['Host: y', 'HOST: x']) {
+        const res = await raw(`GET /v1/test_events HTTP/1.1\r\nHost: x\r\n${second}\r\nAuthorization: ${session.auth}\r\nConnection: close\r\n\r\n`);
+        expectProblem(res, 400, 'errors.common.malformed_request', 'bad-request');
+        expect(res.body.detail).toBe('A request must carry one Host header, not several.');
+      }
+      expect((await raw(`GET /v1/test_events HTTP/1.1\r\nHost: x\r\nAuthorization: ${session.auth}\r\nConnection: close\r\n\r\n`)).status).toBe(200);
+    });
+
+    it('answers 501 transfer_coding_not_implemented to a transfer coding other than chunked, and runs nothing', async () => {
+      const before = await eventCount();
+      const body = gzipSync('{"name":"coded"}');
+      const chunked = `${body.length.toString(16)}\r\n${body.toString('latin1')}\r\n0\r\n\r\n`;
+      const res = await raw(
+        `POST /v1/test_events HTTP/1.1\r\nHost: x\r\nAuthorization: ${session.auth}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${chunked}`,
+      );
+      expectProblem(res, 501, 'errors.common.transfer_coding_not_implemented', 'bad-request');
+      expect(res.body.field).toBe('Transfer-Encoding');
+      expect(await eventCount()).toBe(before);
+    });
+
+    it('reads a chunked body of no bytes as no body, whatever its Content-Type, and answers 415 to one with bytes', async () => {
+      const chunked = (headers: string, chunks: string) =>
+        raw(`POST /v1/test_events HTTP/1.1\r\nHost: x\r\nAuthorization: ${session.auth}\r\n${headers}Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunks}`);
+      const before = await eventCount();
+      for (const headers of ['Content-Type: text/plain\r\n', '']) {
+        const res = await chunked(headers, '0\r\n\r\n');
+        expect(res.status).toBe(201);
+      }
+      expect(await eventCount()).toBe(before + 2);
+      const refused = await chunked('Content-Type: text/plain\r\n', '2\r\nhi\r\n0\r\n\r\n');
+      expectProblem(refused, 415, 'errors.common.unsupported_media_type', 'bad-request');
+      expect(refused.body.field).toBe('Content-Type');
+      expect(await eventCount()).toBe(before + 2);
     });
   });
 
@@ -175,6 +217,20 @@ describe('request pipeline and errors (e2e)', () => {
       const inflated = await rawRequest(api.app, 'POST', '/v1/test_events', headers, bomb);
       expect(inflated.status).toBe(413);
       expect(JSON.parse(inflated.body.toString()).detail_key).toBe('errors.common.payload_too_large');
+    });
+
+    it('answers 415 naming Content-Encoding to an encoding body-parser does not decode, and 422 saying why to a body that is not brotli', async () => {
+      for (const encoding of ['zstd', 'gzip, gzip']) {
+        const res = await rawRequest(api.app, 'POST', '/v1/test_events', { Authorization: session.auth, 'Content-Type': 'application/json', 'Content-Encoding': encoding }, '{}');
+        const body = JSON.parse(res.body.toString());
+        expectProblem({ ...res, headers: res.headers as Record<string, string>, body }, 415, 'errors.common.unsupported_media_type', 'bad-request');
+        expect(body.field).toBe('Content-Encoding');
+      }
+      const res = await rawRequest(api.app, 'POST', '/v1/test_events', { Authorization: session.auth, 'Content-Type': 'application/json', 'Content-Encoding': 'br' }, '{"a":1}');
+      const body = JSON.parse(res.body.toString());
+      expectProblem({ ...res, headers: res.headers as Record<string, string>, body }, 422, 'errors.common.validation.invalid_input', 'validation');
+      expect(body.detail).toBe('The request body could not be decompressed: it is not valid data in the Content-Encoding it names (gzip, deflate or br).');
+      expect((await rawRequest(api.app, 'POST', '/v1/test_events', { Authorization: session.auth, 'Content-Type': 'application/json', 'Content-Encoding': 'br' }, brotliCompressSync('{}'))).status).toBe(201);
     });
 
     it('accepts a body of 1 MB and answers 413 to a larger one', async () => {

@@ -104,17 +104,18 @@ describe('OpenAPI document (e2e)', () => {
       }
     });
 
-    it('answers every error response with the Problem schema, and documents 400, 410, 417, 500 and 503 on every versioned operation', () => {
+    it('answers every error response with the Problem schema, and documents 400, 410, 417, 500, 501 and 503 on every versioned operation', () => {
       expect(Object.keys(document.components.schemas.ProblemDto.properties)).toEqual(
         expect.arrayContaining(['type', 'title', 'status', 'detail', 'detail_key', 'errors', 'missing_scope']),
       );
       let errorResponses = 0;
       for (const { path, operation } of operations(document)) {
-        const pipeline = isUnversionedPath(path) ? ['400', '417', '431', '500'] : ['400', '410', '417', '431', '500', '503'];
+        const pipeline = isUnversionedPath(path) ? ['400', '417', '431', '500', '501'] : ['400', '410', '417', '431', '500', '501', '503'];
         expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(pipeline));
         // Node's parser refuses a malformed request on any path, before anything else runs.
         expect(operation.responses['400'].description).toContain('`errors.common.malformed_request`');
         expect(operation.responses['417'].description).toContain('`errors.common.expectation_failed`');
+        expect(operation.responses['501'].description).toContain('`errors.common.transfer_coding_not_implemented`');
         for (const [status, response] of Object.entries(operation.responses as Json)) {
           expect(response.headers['x-trace-id']).toEqual({ $ref: '#/components/headers/TraceId' });
           if (Number(status) < 400) continue;

@@ -73,6 +73,7 @@ export const Errors = {
   HeadersTooLarge: def('errors.common.request_headers_too_large', 431, 'bad-request', 'Request headers too large'),
   MalformedRequest: def('errors.common.malformed_request', 400, 'bad-request', 'Malformed HTTP request'),
   ExpectationFailed: def('errors.common.expectation_failed', 417, 'bad-request', 'Expectation not supported'),
+  TransferCodingNotImplemented: def('errors.common.transfer_coding_not_implemented', 501, 'bad-request', 'Transfer coding not implemented'),
   RequestTimeout: def('errors.common.request_timeout', 408, 'bad-request', 'Request timeout'),
   Internal: def('errors.common.internal', 500, 'internal', 'Internal server error'),
   ServiceUnavailable: def('errors.common.service_unavailable', 503, 'internal', 'Service temporarily unavailable'),

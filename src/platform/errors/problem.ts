@@ -85,7 +85,8 @@ export function toProblem(exception: unknown, errorsBaseUrl: string): Problem {
   if (typeof status === 'number' && status >= 400 && status < 500 && parserError.expose) {
     // body-parser's 415s: a charset or content encoding it cannot decode.
     if (status === HttpStatus.UNSUPPORTED_MEDIA_TYPE) {
-      return { body: build(Errors.UnsupportedMediaType, errorsBaseUrl, 'The body charset or content encoding is not supported; send UTF-8 JSON.'), headers: {} };
+      const field = parserError.type === 'encoding.unsupported' ? 'Content-Encoding' : 'Content-Type';
+      return { body: build(Errors.UnsupportedMediaType, errorsBaseUrl, 'The body charset or content encoding is not supported; send UTF-8 JSON.', { field }), headers: {} };
     }
     return { body: build(Errors.InvalidInput, errorsBaseUrl, unreadableBody(parserError)), headers: {} };
   }
@@ -105,7 +106,8 @@ export function toProblem(exception: unknown, errorsBaseUrl: string): Problem {
 
 /** Why body-parser could not read a body, in words a client can act on. */
 function unreadableBody(error: ExpressError): string {
-  if (error.code?.startsWith('Z_')) return 'The request body could not be decompressed: it is not valid data in the Content-Encoding it names (gzip, deflate or br).';
+  // zlib's codes (gzip, deflate) start Z_, its brotli decoder's ERR__ERROR_.
+  if (error.code?.startsWith('Z_') || error.code?.startsWith('ERR__ERROR_')) return 'The request body could not be decompressed: it is not valid data in the Content-Encoding it names (gzip, deflate or br).';
   if (error.type === 'request.size.invalid') return 'The request body is not as long as its Content-Length says.';
   return 'The request could not be read.';
 }

@@ -35,16 +35,43 @@ export function httpServerOptions(config: AppConfig): ServerOptions {
   };
 }
 
-/** `handler` behind the Host check of HTTP/1.1 (RFC 9112 3.2), answered as a problem like every error. */
+/**
+ * `handler` behind the framing checks Node's parser leaves to the server, answered as problems
+ * like every error: one Host header, required in HTTP/1.1 (RFC 9112 3.2; Node keeps the first
+ * of several), and no transfer coding but chunked (RFC 9112 6.1: Node frames `gzip, chunked` by
+ * its chunks and hands on the still-coded body, which would be misread).
+ */
 export function requiringHost(handler: RequestListener, config: AppConfig): RequestListener {
   return (request, response) => {
-    if (request.headers.host === undefined && request.httpVersion === '1.1') {
-      const exception = new DomainException('MalformedRequest', 'An HTTP/1.1 request must carry a Host header.');
-      writeProblem(response, exception, config, traceIdFrom(request.headers.traceparent));
+    const refusal = framingRefusal(request);
+    if (refusal) {
+      writeProblem(response, refusal, config, traceIdFrom(request.headers.traceparent));
       return;
     }
     handler(request, response);
   };
+}
+
+function framingRefusal(request: IncomingMessage): DomainException | undefined {
+  if (request.headers.host === undefined) {
+    if (request.httpVersion === '1.1') return new DomainException('MalformedRequest', 'An HTTP/1.1 request must carry a Host header.');
+  } else if (headerLines(request.rawHeaders, 'host') > 1) {
+    return new DomainException('MalformedRequest', 'A request must carry one Host header, not several.');
+  }
+  const coding = request.headers['transfer-encoding'];
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+    return new DomainException('TransferCodingNotImplemented', `Transfer-Encoding: ${coding.slice(0, 100)} is not supported; only chunked is.`, { field: 'Transfer-Encoding' });
+  }
+  return undefined;
+}
+
+/** How many lines of `rawHeaders` name the header `name` (lower case). */
+function headerLines(rawHeaders: string[], name: string): number {
+  let lines = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index].length === name.length && rawHeaders[index].toLowerCase() === name) lines += 1;
+  }
+  return lines;
 }
 
 /** What Node's HTTP server reports on a connection, as the problem answered on its socket. */
@@ -110,6 +137,20 @@ function writeProblem(response: ServerResponse, exception: DomainException, conf
   response.end(text);
 }
 
+/** Reads a chunked body up to its first bytes: true if it ends with none. */
+function hasNoBytes(request: Request): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const settle = (empty: boolean) => {
+      request.off('data', onData).off('end', onEnd).off('error', reject);
+      request.pause();
+      resolve(empty);
+    };
+    const onData = () => settle(false);
+    const onEnd = () => settle(true);
+    request.on('data', onData).on('end', onEnd).on('error', reject);
+  });
+}
+
 export function sendProblem(response: Response, problem: Problem): void {
   response.status(problem.body.status);
   for (const [name, value] of Object.entries(problem.headers)) response.setHeader(name, value);
@@ -164,7 +205,15 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
   app.use((request: Request, _response: Response, next: NextFunction) => {
     if (routed.has(request)) {
       const contentType = request.headers['content-type'];
-      if (!request.is(JSON_TYPES)) throw notJson(contentType);
+      if (!request.is(JSON_TYPES)) {
+        if (request.headers['content-length'] !== undefined) throw notJson(contentType);
+        // A chunked body is known to be empty only once read: no bytes is no body, whatever its type.
+        return void hasNoBytes(request).then((empty) => {
+          if (!empty) return next(notJson(contentType));
+          routed.delete(request);
+          next();
+        }, next);
+      }
       if (checkJsonCharset(contentType).alias) request.headers['content-type'] = withUtf8Charset(contentType!);
       // RFC 9110 8.4.1.3: x-gzip is gzip; body-parser knows only the latter name.
       if (request.headers['content-encoding']?.trim().toLowerCase() === 'x-gzip') request.headers['content-encoding'] = 'gzip';

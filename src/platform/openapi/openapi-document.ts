@@ -59,10 +59,11 @@ During the 24 hours after a \`rotate_secret\`, both the new and the previous sec
 const problemResponse = (text: string) => ({ description: text, content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: PROBLEM_REF } } } });
 
 /** Error answers the request pipeline gives on any operation, whatever its controller declares. */
-const MALFORMED_REQUEST = `\`${Errors.MalformedRequest.detailKey}\`: a request Node's HTTP parser refuses (a malformed request line or header, a bad chunked body); the connection is closed`;
+const MALFORMED_REQUEST = `\`${Errors.MalformedRequest.detailKey}\`: a request Node's HTTP parser refuses (a malformed request line or header, a bad chunked body; the connection is closed), or one without a \`Host\` (HTTP/1.1) or with several`;
 const PIPELINE_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
   400: problemResponse(`\`${Errors.UnsupportedVersion.detailKey}\`: the requested ${VERSION_HEADER} is not supported; ${MALFORMED_REQUEST}.`),
   417: problemResponse(`\`${Errors.ExpectationFailed.detailKey}\`: an \`Expect\` header other than \`100-continue\`.`),
+  501: problemResponse(`\`${Errors.TransferCodingNotImplemented.detailKey}\`: a \`Transfer-Encoding\` other than \`chunked\` (\`gzip, chunked\` included).`),
   410: problemResponse(`\`${Errors.VersionSunset.detailKey}\`: the requested ${VERSION_HEADER} has been sunset.`),
   408: problemResponse(`The request, headers and body, did not arrive within HTTP_REQUEST_TIMEOUT_MS (30 s by default): \`${Errors.RequestTimeout.detailKey}\`; the connection is closed.`),
   431: problemResponse(`Request headers over the server's limit (16 KiB): \`${Errors.HeadersTooLarge.detailKey}\`.`),
@@ -90,9 +91,9 @@ const BODY_RESPONSES: Record<string, ReturnType<typeof problemResponse>> = {
 };
 
 /** Statuses answered before authentication: they carry no rate-limit or idempotency headers. */
-const BEFORE_AUTH = new Set(['400', '401', '405', '408', '410', '413', '415', '417', '431']);
+const BEFORE_AUTH = new Set(['400', '401', '405', '408', '410', '413', '415', '417', '431', '501']);
 /** Statuses answered before the API version is resolved: they carry no OH-Version. */
-const BEFORE_VERSION = new Set(['400', '408', '410', '417', '431']);
+const BEFORE_VERSION = new Set(['400', '408', '410', '417', '431', '501']);
 
 /**
  * Adds what the platform does for every operation but no controller declares: the OH-Version
@@ -125,7 +126,7 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
       if (versioned) operation.parameters = [{ $ref: '#/components/parameters/OhVersion' }, ...(operation.parameters ?? [])];
       const pipeline = versioned
         ? PIPELINE_RESPONSES
-        : { 400: problemResponse(`${MALFORMED_REQUEST}.`), 408: PIPELINE_RESPONSES[408], 417: PIPELINE_RESPONSES[417], 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500] };
+        : { 400: problemResponse(`${MALFORMED_REQUEST}.`), 408: PIPELINE_RESPONSES[408], 417: PIPELINE_RESPONSES[417], 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500], 501: PIPELINE_RESPONSES[501] };
       const added = structuredClone({ ...pipeline, 405: METHOD_NOT_ALLOWED, 422: QUERY_REFUSED, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
       // Cloned: a controller's class-level responses are one object shared by its operations, and one
       // operation's headers (Idempotency-Replayed) would show on the others.
