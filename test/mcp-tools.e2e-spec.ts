@@ -225,6 +225,14 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/^fields: None of invoices, vehicles has a member colour/);
     });
+    it('says how to reach what a merged page leaves out: the records left are older, so only paging one kind reaches them', async () => {
+      const recent: any = await client.callTool({ name: 'recent_changes', arguments: { since: '1970-01-01T00:00:00Z', limit: 2, fields: ['id'] } });
+      expect(recent.structuredContent.data).toHaveLength(2);
+      expect(recent.structuredContent.hint).toBe('More results: name one resource in resources and page with next_cursor.');
+      const found: any = await client.callTool({ name: 'search_records', arguments: { query: 'a', limit: 1 } });
+      expect(found.structuredContent.data).toHaveLength(1);
+      expect(found.structuredContent.hint).toBe('More results: narrow the query, or name one resource in resources and page with next_cursor.');
+    });
   });
 
   describe('a record larger than a result', () => {
@@ -265,15 +273,18 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(result.structuredContent.notes).toBe('Ü'.repeat(2000));
     });
 
-    it('search_records keeps line_count beside the lines it cut, for one kind and across kinds', async () => {
+    it('search_records keeps line_count beside the lines it cut, as many as a list shows, for one kind and across kinds', async () => {
+      const listed: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 1, fields: ['lines'] } });
+      const fitting = listed.structuredContent.data[0].lines.length;
       for (const resources of [['invoices'], ['invoices', 'bills']]) {
         const result: any = await client.callTool({ name: 'search_records', arguments: { query: 'ÜÜÜÜ', resources, fields: ['lines'] } });
         expect(result.structuredContent.data).toHaveLength(1);
         const [invoice] = result.structuredContent.data;
         expect(Object.keys(invoice).sort()).toEqual(['id', 'line_count', 'lines', 'resource']);
         expect(invoice).toMatchObject({ resource: 'invoices', id: invoiceId, line_count: 500 });
-        expect(invoice.lines.length).toBeLessThan(500);
-        expect(result.structuredContent.hint).toMatch(new RegExp(`lines holds the first ${invoice.lines.length} of line_count`));
+        // The notes the search ranks on (4 kB here) take no room from the lines shown: they were cut to fewer.
+        expect(invoice.lines).toHaveLength(fitting);
+        expect(result.structuredContent.hint).toBe(`Cut to fit the result size: lines holds the first ${fitting} of line_count.`);
       }
     });
 
@@ -337,10 +348,24 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(result.structuredContent.hint).toMatch(/failure_reason holds its first \d+ of 250011 characters/);
     });
 
-    it('names no cut of a member fields leaves out: a search of one kind reads what it ranks, then trims it', async () => {
-      const result: any = await client.callTool({ name: 'search_records', arguments: { query: 'HUGEREASON', resources: ['payments'], fields: ['status'] } });
-      expect(result.structuredContent.data).toEqual([{ resource: 'payments', id: paymentId, status: 'failed' }]);
-      expect(result.structuredContent.hint ?? '').not.toMatch(/failure_reason/);
+    it('names no cut of a member fields leaves out: a search reads what it ranks, then trims it, of one kind or all', async () => {
+      for (const resources of [['payments'], undefined]) {
+        const result: any = await client.callTool({ name: 'search_records', arguments: { query: 'HUGEREASON', resources, fields: ['status'] } });
+        expect(result.structuredContent.data).toEqual([{ resource: 'payments', id: paymentId, status: 'failed' }]);
+        expect(result.structuredContent.hint).toBeUndefined();
+      }
+    });
+
+    it('spends the result size on what fields shows: a page is not cut short by the members its ranking reads', async () => {
+      const listed: any = await client.callTool({ name: 'list_records', arguments: { resource: 'payments', limit: 50, fields: ['status'] } });
+      expect(listed.structuredContent.next_cursor).toBeUndefined();
+      const all = listed.structuredContent.data.map((item: { id: string }) => item.id).sort();
+      expect(all.length).toBeGreaterThan(1);
+      // Before: the 1 MB failure_reason the ranking reads filled the page, one payment per call.
+      const recent: any = await client.callTool({ name: 'recent_changes', arguments: { resources: ['payments'], since: '1970-01-01T00:00:00Z', limit: 50, fields: ['status'] } });
+      expect(recent.structuredContent.data.map((item: { id: string }) => item.id).sort()).toEqual(all);
+      expect(recent.structuredContent.next_cursor).toBeUndefined();
+      expect(recent.structuredContent.hint).toBeUndefined();
     });
   });
 

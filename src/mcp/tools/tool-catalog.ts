@@ -26,17 +26,7 @@ const ITEM_BUDGET_BYTES = RESULT_BUDGET_BYTES - 64;
 const PAGING_HINT = 'More results: call this tool again with the same arguments and cursor set to next_cursor.';
 const CUT = 'Cut to fit the result size: ';
 const cutHint = (cut: readonly string[]) => `${CUT}${cut.join('; ')}.`;
-/** The cutHint sentence of a page's hint, if it has one. */
-const cutSentence = (hint: unknown) => (typeof hint === 'string' ? /Cut to fit the result size: [^.]*\./.exec(hint)?.[0] : undefined);
 
-/** A page's hint without the cuts of members `items` no longer have (trimmed to `fields` after the page was fitted): each cut names its member first. */
-function hintOfShown(hint: unknown, items: readonly Record<string, unknown>[]): string | undefined {
-  const sentence = cutSentence(hint);
-  if (sentence === undefined) return typeof hint === 'string' ? hint : undefined;
-  const cuts = sentence.slice(CUT.length, -1).split('; ').filter((cut) => items.some((item) => cut.split(' ')[0] in item));
-  const rest = (hint as string).replace(sentence, '').trim();
-  return [...(cuts.length > 0 ? [cutHint(cuts)] : []), ...(rest ? [rest] : [])].join(' ') || undefined;
-}
 /** `recent_*` without `since` looks back this far. */
 const DEFAULT_RECENT_DAYS = 7;
 /** Kinds of record a merged search or recent-changes call reads at once (each on a connection of the pool). */
@@ -103,10 +93,10 @@ function withCounts(item: z.ZodObject, describe: (name: string) => string): z.Zo
   return item.extend(Object.fromEntries(recordLists(item).map((name) => [countName(name), z.number().int().optional().describe(describe(name))])));
 }
 
-/** An item cut down to `fields`: its id, its resource (a merged result's), the members named, and the count of each list named (a list cut to fit keeps its count). */
+/** A record cut down to `fields`: its id, the members named, and the count of each list named. */
 function onlyFields(item: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(
-    Object.entries(item).filter(([name]) => name === 'id' || name === 'resource' || fields.includes(name) || fields.some((field) => countName(field) === name)),
+    Object.entries(item).filter(([name]) => name === 'id' || fields.includes(name) || fields.some((field) => countName(field) === name)),
   );
 }
 
@@ -369,17 +359,33 @@ export class ToolCatalog {
   /**
    * One page of lean items within the byte budget: a page that would exceed it is fetched again
    * with fewer items, so its next_cursor continues right after the last item shown. The hint
-   * names no tool: a compact tool answers the page of the resource tool it stands for. `tagged`:
-   * each item names its resource first (a merged tool's page of one kind), within the budget.
+   * names no tool: a compact tool answers the page of the resource tool it stands for.
    */
   private async page(
     resource: ReadResource<any, any>,
     args: Record<string, unknown>,
     fetch: (page: PageRequest) => Promise<Page<object>>,
     tenantId: string,
-    tagged = false,
   ): Promise<Record<string, unknown>> {
+    const { shown, nextCursor, cut } = await this.fittedPage(resource, args, fetch, tenantId);
+    return withPageHint(shown, nextCursor, cut);
+  }
+
+  /**
+   * The items of a page as shown (`fields` of `args`), fitted to the byte budget as `page` says,
+   * and each as `reads` more members show it (`read`, for a merged tool's ranking: the budget is
+   * spent on what is shown, not on what is only read). `tagged`: each shown item names its
+   * resource first (a merged tool's page), within the budget.
+   */
+  private async fittedPage(
+    resource: ReadResource<any, any>,
+    args: Record<string, unknown>,
+    fetch: (page: PageRequest) => Promise<Page<object>>,
+    tenantId: string,
+    { reads = [], tagged = false }: { reads?: readonly string[]; tagged?: boolean } = {},
+  ): Promise<{ shown: Record<string, unknown>[]; read: Record<string, unknown>[]; nextCursor?: string; cut: string[] }> {
     const wanted = this.fieldsOf(resource, args);
+    const readFields = wanted && [...new Set([...wanted, ...reads])].filter((name) => this.members.get(resource.name)!.has(name));
     const cursor = args.cursor as string | undefined;
     // Whose cursors these are (the company, through the agent-tool server), so another company's are refused.
     const holder = `${tenantId}/mcp`;
@@ -396,8 +402,8 @@ export class ToolCatalog {
       data = lean(page);
     }
     const { items, cut } = fitPage(data, ITEM_BUDGET_BYTES);
-    const hint = [...(cut.length > 0 ? [cutHint(cut)] : []), ...(page.next_cursor ? [PAGING_HINT] : [])].join(' ');
-    return { data: items, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(hint ? { hint } : {}) };
+    const read = reads.length === 0 ? items : page.data.map((item) => leanItem(item as Record<string, unknown>, readFields));
+    return { shown: items, read, nextCursor: page.next_cursor ?? undefined, cut };
   }
 
   /**
@@ -414,26 +420,20 @@ export class ToolCatalog {
   ): Promise<Record<string, unknown>> {
     const names = (args.resources as string[] | undefined) ?? allowed.map((resource) => resource.name);
     const chosen = allowed.filter((resource) => names.includes(resource.name));
-    const tag = (resource: ReadResource<any, any>, items: unknown): Record<string, unknown>[] =>
-      (items as Record<string, unknown>[]).map((item) => ({ resource: resource.name, ...item }));
     const wanted = args.fields as string[] | undefined;
     const order = verb === 'search' ? 'created_at' : 'updated_at';
-    // Each kind is asked for the wanted members it has plus those the ranking reads; the ranking
-    // members are dropped again once the items are ranked.
-    const fieldsFor = (resource: ReadResource<any, any>) =>
-      wanted && [...new Set([...wanted, ...resource.searchable, order])].filter((name) => this.members.get(resource.name)!.has(name));
-    const keep = (item: Record<string, unknown>) => (wanted ? onlyFields(item, wanted) : item);
+    // Ranked on the members the ranking reads (a search's searchable ones, and the time), which
+    // `fields` may leave out of what is shown.
+    const reads = (resource: ReadResource<any, any>) => (verb === 'search' ? [...resource.searchable, order] : [order]);
     if (chosen.length === 1) {
       const [resource] = chosen;
-      this.fieldsOf(resource, args);
-      const page = await this.page(resource, { ...args, fields: fieldsFor(resource) }, this.fetcher(verb, resource, tenantId, args), tenantId, true);
+      const page = await this.fittedPage(resource, args, this.fetcher(verb, resource, tenantId, args), tenantId, { reads: reads(resource), tagged: true });
       // Ranked within the page (its order is the cursor's, so pages stay disjoint and complete).
-      const ranked = (page.data as Record<string, unknown>[])
-        .map((item, index) => ({ item, score: score(item, resource), index }))
+      const ranked = page.shown
+        .map((item, index) => ({ item, score: score(page.read[index], resource), index }))
         .sort((a, b) => b.score - a.score || a.index - b.index)
-        .map(({ item }) => keep(item));
-      const hint = hintOfShown(page.hint, ranked);
-      return { data: ranked, ...(page.next_cursor ? { next_cursor: page.next_cursor } : {}), ...(hint ? { hint } : {}) };
+        .map(({ item }) => item);
+      return withPageHint(ranked, page.nextCursor, page.cut);
     }
     if (args.cursor !== undefined) {
       throw new DomainException('InvalidInput', 'cursor pages one kind of record: name exactly one in resources.', { field: 'cursor', code: 'invalid_format' });
@@ -450,30 +450,38 @@ export class ToolCatalog {
     const oneAtATime = pLimit(MERGE_FAN_OUT);
     const pages = await Promise.all(
       chosen.map((resource) =>
-        oneAtATime(async () => ({
-          resource,
-          page: await this.byName.get(resourceToolName(verb, resource.name))!.run(tenantId, { ...args, limit, fields: fieldsFor(resource) }),
-        })),
+        oneAtATime(async () => {
+          // The wanted members this kind has (another kind has the rest), or its id alone.
+          const fields = wanted?.filter((name) => this.members.get(resource.name)!.has(name));
+          const kindArgs = { ...args, limit, fields: fields && (fields.length > 0 ? fields : ['id']) };
+          return { resource, page: await this.fittedPage(resource, kindArgs, this.fetcher(verb, resource, tenantId, args), tenantId, { reads: reads(resource), tagged: true }) };
+        }),
       ),
     );
-    // A kind's page of one record may have cut it to fit (its hint says how): said again if it is shown.
+    // A kind's page of one record may have cut it to fit: said again if it is shown.
     const hits = pages.flatMap(({ resource, page }) => {
-      const items = tag(resource, page.data);
-      const cut = items.length === 1 ? cutSentence(page.hint) : undefined;
-      return items.map((item) => ({ item, score: score(item, resource), at: String(item[order] ?? ''), cut }));
+      const cut = page.shown.length === 1 && page.cut.length > 0 ? page.cut : [];
+      return page.shown.map((item, index) => ({ item, score: score(page.read[index], resource), at: String(page.read[index][order] ?? ''), cut }));
     });
     hits.sort((a, b) => b.score - a.score || b.at.localeCompare(a.at));
-    const data = hits.slice(0, limit).map((hit) => keep(hit.item));
+    const data = hits.slice(0, limit).map((hit) => hit.item);
     const fitted = fitPage(data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES)), RESULT_BUDGET_BYTES);
     const shown = fitted.items;
-    const more = pages.some(({ page }) => page.next_cursor !== undefined);
+    const more = pages.some(({ page }) => page.nextCursor !== undefined);
+    const cuts = [...(shown.length === 1 ? hits[0].cut : []), ...fitted.cut];
     const hints = [
-      ...(shown.length === 1 && hits[0].cut ? [hits[0].cut] : []),
-      ...(fitted.cut.length > 0 ? [cutHint(fitted.cut)] : []),
-      ...(shown.length < hits.length || more ? [`More results: ${verb === 'search' ? 'narrow the query' : 'set a later since'}, or name one resource in resources and page with next_cursor.`] : []),
+      ...(cuts.length > 0 ? [cutHint(cuts)] : []),
+      // Most recent first: what was left out is older, so only paging one kind reaches it.
+      ...(shown.length < hits.length || more ? [`More results: ${verb === 'search' ? 'narrow the query, or ' : ''}name one resource in resources and page with next_cursor.`] : []),
     ];
     return hints.length === 0 ? { data: shown } : { data: shown, hint: hints.join(' ') };
   }
+}
+
+/** A page tool's result: its items, its next_cursor, and a hint naming what was cut and how to go on. */
+function withPageHint(data: Record<string, unknown>[], nextCursor: string | undefined, cut: readonly string[]): Record<string, unknown> {
+  const hint = [...(cut.length > 0 ? [cutHint(cut)] : []), ...(nextCursor ? [PAGING_HINT] : [])].join(' ');
+  return { data, ...(nextCursor ? { next_cursor: nextCursor } : {}), ...(hint ? { hint } : {}) };
 }
 
 function resourceEnum(resources: readonly ReadResource<any, any>[]) {
