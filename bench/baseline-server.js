@@ -70,7 +70,7 @@ async function authenticate(header) {
   const cached = keys.get(match[1]);
   const known = cached && cached.until > Date.now() ? cached.key : undefined;
   const [found, count] = await Promise.all([key(match[1]), limiter.consumeWithCompany(keyWindows, match[1], known?.tenant_id)]);
-  if (found && !count.company) await limiter.consumeCompany(count.key, match[1], found.tenant_id);
+  if (found && count.key.allowed && !count.company) await limiter.consumeCompany(count.key, match[1], found.tenant_id);
   const hash = createHash('sha256').update(match[2]).digest();
   if (!found || !timingSafeEqual(hash, found.secret_hash) || found.revoked_at || found.deleted_at || (found.expires_at && found.expires_at <= new Date()) || !found.active) return null;
   return found;

@@ -133,6 +133,24 @@ describe('general rate limit per API key (e2e)', () => {
     }
   });
 
+  it('counts in this process when the one-round-trip count fails, without asking Redis again', async () => {
+    expect((await list()).status).toBe(200);
+    const redis = new Redis(api.config.REDIS_URL);
+    const counters = `${api.config.REDIS_PREFIX}:ratelimit:`;
+    const second = Math.floor(T0 / 1000);
+    try {
+      // The company's counter holds no number: the script fails at it, after counting the key's window.
+      await redis.set(`${counters}company:${session.tenant.id}:${second}`, 'not a number', 'EX', 60);
+      const res = await list();
+      expect(res.status).toBe(200);
+      expect(res.headers.ratelimit).toBe('"default";r=2;t=1, "company";r=9;t=1');
+      // Before: asked again through rate-limiter-flexible, Redis counted the key a third time (r=0).
+      expect(await redis.get(`${counters}default:${session.key.split('_')[2]}:${second}`)).toBe('2');
+    } finally {
+      redis.disconnect();
+    }
+  });
+
   it('counts POSTs too, before the request runs', async () => {
     const statuses = await Promise.all(
       Array.from({ length: 5 }, async () => (await api.http.post('/v1/test_events').set('Authorization', session.auth).send({})).status),

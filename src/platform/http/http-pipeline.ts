@@ -137,17 +137,28 @@ function writeProblem(response: ServerResponse, exception: DomainException, conf
   response.end(text);
 }
 
-/** Reads a chunked body up to its first bytes: true if it ends with none. */
+/**
+ * Reads a chunked body up to its first bytes: true if it ends with none. One with bytes is read
+ * on to its end and dropped, as Node drops a body no one reads: left unread, it would hold the
+ * connection's next request.
+ */
 function hasNoBytes(request: Request): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    const settle = (empty: boolean) => {
-      request.off('data', onData).off('end', onEnd).off('error', reject);
-      request.pause();
-      resolve(empty);
+    const settle = () => request.off('data', onData).off('end', onEnd).off('error', onError);
+    const onData = () => {
+      settle();
+      request.resume();
+      resolve(false);
     };
-    const onData = () => settle(false);
-    const onEnd = () => settle(true);
-    request.on('data', onData).on('end', onEnd).on('error', reject);
+    const onEnd = () => {
+      settle();
+      resolve(true);
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    request.on('data', onData).on('end', onEnd).on('error', onError);
   });
 }
 

@@ -55,8 +55,9 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 
 /**
  * Counts requests per API key (by its public prefix, known before the key is checked, so the
- * count runs alongside authentication) or per client address in Redis (rate-limiter-flexible's atomic INCR+PEXPIRE script),
- * so every process shares one counter per key and window.
+ * count runs alongside authentication) or per client address in Redis (rate-limiter-flexible's atomic INCR+PEXPIRE script,
+ * or COUNT_IN_ORDER for a cached key's windows and its company's), so every process shares one
+ * counter per key and window.
  *
  * Redis down: fail open to a per-process limit. Each Redis limiter has an in-memory insurance
  * limiter with the same numbers; while Redis is unreachable (not connected, or a command
@@ -69,6 +70,10 @@ export class RateLimiterService implements OnApplicationShutdown {
   private readonly logger = new Logger(RateLimiterService.name);
   private readonly redis: CountingRedis;
   private readonly limiters = new Map<string, ClockedWindow>();
+  /** Each window's in-memory insurance limiter (the one its Redis limiter falls back to), by window id. */
+  private readonly insurance = new Map<string, ClockedWindow>();
+  /** Whether the last one-trip count failed: its warning is logged once per run of failures. */
+  private oneTripFailing = false;
   /** Which window a request falls in; tests replace it (see ClockedWindow). */
   readonly clock: Clock = systemClock();
   private readonly general: RateLimitWindow;
@@ -109,11 +114,15 @@ export class RateLimiterService implements OnApplicationShutdown {
    * window in turn and stops at the first that refuses them, so a refused request does not use
    * up the later (longer) windows.
    */
-  async consume(windows: readonly RateLimitWindow[], key: string, points = 1): Promise<RateLimitDecision> {
+  consume(windows: readonly RateLimitWindow[], key: string, points = 1): Promise<RateLimitDecision> {
+    return this.countEach(windows, key, points, (window) => this.limiter(window));
+  }
+
+  private async countEach(windows: readonly RateLimitWindow[], key: string, points: number, counterOf: (window: RateLimitWindow) => ClockedWindow): Promise<RateLimitDecision> {
     const states: WindowState[] = [];
     const windowNumbers: number[] = [];
     for (const window of windows) {
-      const limiter = this.limiter(window);
+      const limiter = counterOf(window);
       const number = limiter.current();
       windowNumbers.push(number);
       try {
@@ -135,17 +144,27 @@ export class RateLimiterService implements OnApplicationShutdown {
    * refusal by the company gives the key's windows their count back.
    */
   async consumeWithCompany(windows: readonly RateLimitWindow[], key: string, companyId?: string): Promise<RateLimitCount> {
-    if (companyId !== undefined && this.redis.status === 'ready') {
-      try {
-        return await this.countInOneTrip(windows, key, companyId);
-      } catch {
-        // Redis failed the call (timed out, or went away): counted as when it is down, by
-        // `consume` and its insurance limiters. A call that ran but answered too late counts twice.
-      }
+    if (companyId === undefined || this.redis.status !== 'ready') {
+      const own = await this.consume(windows, key);
+      if (!own.allowed || companyId === undefined) return { key: own };
+      return { key: own, company: await this.consumeCompany(own, key, companyId) };
     }
-    const own = await this.consume(windows, key);
-    if (!own.allowed || companyId === undefined) return { key: own };
-    return { key: own, company: await this.consumeCompany(own, key, companyId) };
+    try {
+      const count = await this.countInOneTrip(windows, key, companyId);
+      this.oneTripFailing = false;
+      return count;
+    } catch (error) {
+      if (!this.oneTripFailing) this.logger.warn(`Counting in Redis failed, this request is counted per process: ${(error as Error).message}`);
+      this.oneTripFailing = true;
+      // Counted by the insurance limiters at once, as when Redis is down: asking Redis again would
+      // wait out another timeout, and count twice a call that ran but answered too late.
+      const insured = (window: RateLimitWindow) => this.insured(window);
+      const own = await this.countEach(windows, key, 1, insured);
+      if (!own.allowed) return { key: own };
+      const company = await this.countEach([this.companyWindow], companyId, 1, insured);
+      if (!company.allowed) await Promise.all(own.states.map((state, index) => insured(state.window).reward(key, 1, own.windowNumbers[index])));
+      return { key: own, company };
+    }
   }
 
   /** Counts a request its key's windows allowed (`own`, counted for `key`) in its company's window; refused there, the key's count is given back. */
@@ -197,19 +216,27 @@ export class RateLimiterService implements OnApplicationShutdown {
     else this.redis.disconnect();
   }
 
+  /** The in-memory insurance limiter of `window`. */
+  private insured(window: RateLimitWindow): ClockedWindow {
+    this.limiter(window);
+    return this.insurance.get(window.id)!;
+  }
+
   private limiter(window: RateLimitWindow): ClockedWindow {
     let limiter = this.limiters.get(window.id);
     if (!limiter) {
       // Each window's counter lives for one window length: the next window has a key of its own.
       const options = { keyPrefix: `${this.config.REDIS_PREFIX}:ratelimit:${window.id}`, points: window.points, duration: window.durationSeconds };
+      const insurance = new RateLimiterMemory(options);
       const counter = new RateLimiterRedis({
         ...options,
         storeClient: this.redis,
         rejectIfRedisNotReady: true,
-        insuranceLimiter: new RateLimiterMemory(options),
+        insuranceLimiter: insurance,
       });
       limiter = new ClockedWindow(counter, window.durationSeconds * 1000, this.clock);
       this.limiters.set(window.id, limiter);
+      this.insurance.set(window.id, new ClockedWindow(insurance, window.durationSeconds * 1000, this.clock));
     }
     return limiter;
   }
