@@ -5,7 +5,7 @@ import express, { type Express } from 'express';
 import { createServer, type ServerOptions } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { AppConfig } from '../platform/config/app-config.js';
-import { answerClientErrors, configureHttpPipeline, httpServerOptions, requiringHost } from '../platform/http/http-pipeline.js';
+import { answerClientErrors, configureHttpPipeline, httpServerOptions, withFramingChecks } from '../platform/http/http-pipeline.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
 import { ApiModule } from './api.module.js';
@@ -26,7 +26,7 @@ class ApiExpressAdapter extends ExpressAdapter {
   }
 
   override initHttpServer(): void {
-    this.httpServer = createServer(this.serverOptions, requiringHost(this.getInstance(), this.config));
+    this.httpServer = createServer(this.serverOptions, withFramingChecks(this.getInstance(), this.config));
   }
 }
 

@@ -5,7 +5,7 @@ import { McpHttpService } from '../mcp/mcp-http.service.js';
 import { McpServerModule } from '../mcp/mcp-server.module.js';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
-import { answerClientErrors, httpServerOptions, requiringHost } from '../platform/http/http-pipeline.js';
+import { answerClientErrors, httpServerOptions, withFramingChecks } from '../platform/http/http-pipeline.js';
 import { dataSecurityHeaders } from '../platform/http/security-headers.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
@@ -41,7 +41,7 @@ export async function createMcpServer(config: AppConfig): Promise<McpServerHandl
   const context = await NestFactory.createApplicationContext(McpRoleModule.register(config, await loadAreaSummaries()), { bufferLogs: true, abortOnError: false });
   context.useLogger(context.get(PinoNestLogger));
   const http = context.get(McpHttpService);
-  const serve = requiringHost((request, response) => void http.handle(request, response), config);
+  const serve = withFramingChecks((request, response) => void http.handle(request, response), config);
   const headers = dataSecurityHeaders();
   const server = createServer(httpServerOptions(config), (request, response) => {
     for (const [name, value] of headers) response.setHeader(name, value);

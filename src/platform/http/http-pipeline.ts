@@ -30,7 +30,7 @@ export function httpServerOptions(config: AppConfig): ServerOptions {
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     connectionsCheckingInterval: 1000,
-    // Node would answer a missing Host with a bare 400; requiringHost answers it as a problem.
+    // Node would answer a missing Host with a bare 400; withFramingChecks answers it as a problem.
     requireHostHeader: false,
   };
 }
@@ -41,7 +41,7 @@ export function httpServerOptions(config: AppConfig): ServerOptions {
  * of several), and no transfer coding but chunked (RFC 9112 6.1: Node frames `gzip, chunked` by
  * its chunks and hands on the still-coded body, which would be misread).
  */
-export function requiringHost(handler: RequestListener, config: AppConfig): RequestListener {
+export function withFramingChecks(handler: RequestListener, config: AppConfig): RequestListener {
   return (request, response) => {
     const refusal = framingRefusal(request);
     if (refusal) {

@@ -48,6 +48,9 @@ for i = 1, #KEYS do
 end
 return counts`;
 
+/** Which of a window's counters a count goes to: the shared one, or its insurance. */
+type CounterOf = (window: RateLimitWindow) => ClockedWindow;
+
 type CountingRedis = Redis & { countInOrder(keyCount: number, ...keysAndArgs: (string | number)[]): Promise<number[]> };
 
 /** A Redis command that takes longer than this counts as Redis being down. */
@@ -69,9 +72,8 @@ const REDIS_COMMAND_TIMEOUT_MS = 500;
 export class RateLimiterService implements OnApplicationShutdown {
   private readonly logger = new Logger(RateLimiterService.name);
   private readonly redis: CountingRedis;
-  private readonly limiters = new Map<string, ClockedWindow>();
-  /** Each window's in-memory insurance limiter (the one its Redis limiter falls back to), by window id. */
-  private readonly insurance = new Map<string, ClockedWindow>();
+  /** Each window's counters, by its id: shared in Redis, and the in-memory insurance the Redis one falls back to. */
+  private readonly counters = new Map<string, { shared: ClockedWindow; insurance: ClockedWindow }>();
   /** Whether the last one-trip count failed: its warning is logged once per run of failures. */
   private oneTripFailing = false;
   /** Which window a request falls in; tests replace it (see ClockedWindow). */
@@ -115,10 +117,10 @@ export class RateLimiterService implements OnApplicationShutdown {
    * up the later (longer) windows.
    */
   consume(windows: readonly RateLimitWindow[], key: string, points = 1): Promise<RateLimitDecision> {
-    return this.countEach(windows, key, points, (window) => this.limiter(window));
+    return this.countEach(windows, key, points, (window) => this.counter(window).shared);
   }
 
-  private async countEach(windows: readonly RateLimitWindow[], key: string, points: number, counterOf: (window: RateLimitWindow) => ClockedWindow): Promise<RateLimitDecision> {
+  private async countEach(windows: readonly RateLimitWindow[], key: string, points: number, counterOf: CounterOf): Promise<RateLimitDecision> {
     const states: WindowState[] = [];
     const windowNumbers: number[] = [];
     for (const window of windows) {
@@ -144,39 +146,43 @@ export class RateLimiterService implements OnApplicationShutdown {
    * refusal by the company gives the key's windows their count back.
    */
   async consumeWithCompany(windows: readonly RateLimitWindow[], key: string, companyId?: string): Promise<RateLimitCount> {
-    if (companyId === undefined || this.redis.status !== 'ready') {
-      const own = await this.consume(windows, key);
-      if (!own.allowed || companyId === undefined) return { key: own };
-      return { key: own, company: await this.consumeCompany(own, key, companyId) };
+    if (companyId !== undefined && this.redis.status === 'ready') {
+      try {
+        const count = await this.countInOneTrip(windows, key, companyId);
+        this.oneTripFailing = false;
+        return count;
+      } catch (error) {
+        if (!this.oneTripFailing) this.logger.warn(`Counting in Redis failed, this request is counted per process: ${(error as Error).message}`);
+        this.oneTripFailing = true;
+        // Counted by the insurance limiters at once, as when Redis is down: asking Redis again would
+        // wait out another timeout, and count twice a call that ran but answered too late.
+        return this.countInTurn(windows, key, companyId, (window) => this.counter(window).insurance);
+      }
     }
-    try {
-      const count = await this.countInOneTrip(windows, key, companyId);
-      this.oneTripFailing = false;
-      return count;
-    } catch (error) {
-      if (!this.oneTripFailing) this.logger.warn(`Counting in Redis failed, this request is counted per process: ${(error as Error).message}`);
-      this.oneTripFailing = true;
-      // Counted by the insurance limiters at once, as when Redis is down: asking Redis again would
-      // wait out another timeout, and count twice a call that ran but answered too late.
-      const insured = (window: RateLimitWindow) => this.insured(window);
-      const own = await this.countEach(windows, key, 1, insured);
-      if (!own.allowed) return { key: own };
-      const company = await this.countEach([this.companyWindow], companyId, 1, insured);
-      if (!company.allowed) await Promise.all(own.states.map((state, index) => insured(state.window).reward(key, 1, own.windowNumbers[index])));
-      return { key: own, company };
-    }
+    return this.countInTurn(windows, key, companyId, (window) => this.counter(window).shared);
   }
 
   /** Counts a request its key's windows allowed (`own`, counted for `key`) in its company's window; refused there, the key's count is given back. */
-  async consumeCompany(own: RateLimitDecision, key: string, companyId: string): Promise<RateLimitDecision> {
-    const company = await this.consume([this.companyWindow], companyId);
-    if (!company.allowed) void this.refund(own, key);
+  consumeCompany(own: RateLimitDecision, key: string, companyId: string): Promise<RateLimitDecision> {
+    return this.countCompany(own, key, companyId, (window) => this.counter(window).shared);
+  }
+
+  /** `windows` one after the other, then the company's window once they allow the request, each on the counter `counterOf` gives. */
+  private async countInTurn(windows: readonly RateLimitWindow[], key: string, companyId: string | undefined, counterOf: CounterOf): Promise<RateLimitCount> {
+    const own = await this.countEach(windows, key, 1, counterOf);
+    if (!own.allowed || companyId === undefined) return { key: own };
+    return { key: own, company: await this.countCompany(own, key, companyId, counterOf) };
+  }
+
+  private async countCompany(own: RateLimitDecision, key: string, companyId: string, counterOf: CounterOf): Promise<RateLimitDecision> {
+    const company = await this.countEach([this.companyWindow], companyId, 1, counterOf);
+    if (!company.allowed) void this.giveBack(own, key, 1, counterOf);
     return company;
   }
 
   private async countInOneTrip(windows: readonly RateLimitWindow[], key: string, companyId: string): Promise<RateLimitCount> {
     const slots = [...windows.map((window) => ({ window, key })), { window: this.companyWindow, key: companyId }].map(({ window, key }) => {
-      const limiter = this.limiter(window);
+      const limiter = this.counter(window).shared;
       const number = limiter.current();
       return { window, limiter, number, storeKey: limiter.storeKey(key, number) };
     });
@@ -202,8 +208,12 @@ export class RateLimiterService implements OnApplicationShutdown {
    * Each goes back to the window it was counted in: given to the next one, after the clock
    * turned, it would raise that window's allowance.
    */
-  async refund(decision: RateLimitDecision, key: string, points = 1): Promise<void> {
-    await Promise.all(decision.states.map((state, index) => this.limiter(state.window).reward(key, points, decision.windowNumbers[index]).catch(() => undefined)));
+  refund(decision: RateLimitDecision, key: string, points = 1): Promise<void> {
+    return this.giveBack(decision, key, points, (window) => this.counter(window).shared);
+  }
+
+  private async giveBack(decision: RateLimitDecision, key: string, points: number, counterOf: CounterOf): Promise<void> {
+    await Promise.all(decision.states.map((state, index) => counterOf(state.window).reward(key, points, decision.windowNumbers[index]).catch(() => undefined)));
   }
 
   /** What a decision counted in the windows of a route's own limit, without the general window (counted first, see windowsFor). */
@@ -216,28 +226,17 @@ export class RateLimiterService implements OnApplicationShutdown {
     else this.redis.disconnect();
   }
 
-  /** The in-memory insurance limiter of `window`. */
-  private insured(window: RateLimitWindow): ClockedWindow {
-    this.limiter(window);
-    return this.insurance.get(window.id)!;
-  }
-
-  private limiter(window: RateLimitWindow): ClockedWindow {
-    let limiter = this.limiters.get(window.id);
-    if (!limiter) {
+  private counter(window: RateLimitWindow): { shared: ClockedWindow; insurance: ClockedWindow } {
+    let counter = this.counters.get(window.id);
+    if (!counter) {
       // Each window's counter lives for one window length: the next window has a key of its own.
       const options = { keyPrefix: `${this.config.REDIS_PREFIX}:ratelimit:${window.id}`, points: window.points, duration: window.durationSeconds };
       const insurance = new RateLimiterMemory(options);
-      const counter = new RateLimiterRedis({
-        ...options,
-        storeClient: this.redis,
-        rejectIfRedisNotReady: true,
-        insuranceLimiter: insurance,
-      });
-      limiter = new ClockedWindow(counter, window.durationSeconds * 1000, this.clock);
-      this.limiters.set(window.id, limiter);
-      this.insurance.set(window.id, new ClockedWindow(insurance, window.durationSeconds * 1000, this.clock));
+      const shared = new RateLimiterRedis({ ...options, storeClient: this.redis, rejectIfRedisNotReady: true, insuranceLimiter: insurance });
+      const durationMs = window.durationSeconds * 1000;
+      counter = { shared: new ClockedWindow(shared, durationMs, this.clock), insurance: new ClockedWindow(insurance, durationMs, this.clock) };
+      this.counters.set(window.id, counter);
     }
-    return limiter;
+    return counter;
   }
 }
