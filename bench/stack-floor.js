@@ -1,10 +1,17 @@
 // The stack floor: NestJS on express with none of the service's global pipeline (no guards,
 // interceptors, pipes, filters, logging or security headers), answering one constant body (the
 // service's answer for the benchmarked invoice, from BENCH_FLOOR_BODY) on the same route. What
-// the framework alone costs per request. Started by bench/run.js.
+// the framework alone costs per request, built as the service builds it: its HTTP server's
+// requests and responses born with express's prototypes (the service's own `messageClassesOf`),
+// so that the split's "project" share is the project's code, not a framework setting.
+// Started by bench/run.js.
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import express from 'express';
+import { createServer } from 'node:http';
+import { messageClassesOf } from '../dist/platform/http/express-messages.js';
 
 const body = JSON.parse(process.env.BENCH_FLOOR_BODY ?? '{}');
 
@@ -19,6 +26,12 @@ Reflect.decorate([Controller()], FloorController);
 class FloorModule {}
 Reflect.decorate([Module({ controllers: [FloorController] })], FloorModule);
 
-const app = await NestFactory.create(FloorModule, { logger: false });
+class FloorAdapter extends ExpressAdapter {
+  initHttpServer() {
+    this.httpServer = createServer(messageClassesOf(this.getInstance()), this.getInstance());
+  }
+}
+
+const app = await NestFactory.create(FloorModule, new FloorAdapter(express()), { logger: false });
 await app.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));

@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { DataSource } from 'typeorm';
@@ -61,6 +61,25 @@ describe('request pipeline and errors (e2e)', () => {
       const res = await api.http[method](path).set('Authorization', session.auth);
       expectProblem(res, 405, 'errors.common.method_not_allowed', 'method-not-allowed');
       expect(res.headers.allow).toBe(allow);
+    });
+  });
+
+  describe('request objects', () => {
+    it("builds each request and response with express's prototypes, so express's own setting of them on each request changes nothing", async () => {
+      // Set per request on Node's objects, the prototypes cost V8 its inline caches: about 0.09 ms of CPU a request.
+      const server = api.app.getHttpServer() as Server;
+      const express = api.app.getHttpAdapter().getInstance<{ request: object; response: object }>();
+      const born: [object, object][] = [];
+      const record = (request: IncomingMessage, response: ServerResponse) => born.push([Object.getPrototypeOf(request) as object, Object.getPrototypeOf(response) as object]);
+      server.prependListener('request', record);
+      try {
+        expect((await api.http.get('/v1/test_events').set('Authorization', session.auth)).status).toBe(200);
+      } finally {
+        server.off('request', record);
+      }
+      expect(born).toHaveLength(1);
+      expect(born[0][0]).toBe(express.request);
+      expect(born[0][1]).toBe(express.response);
     });
   });
 

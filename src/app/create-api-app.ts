@@ -5,6 +5,7 @@ import express, { type Express } from 'express';
 import { createServer, type ServerOptions } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { AppConfig } from '../platform/config/app-config.js';
+import { messageClassesOf } from '../platform/http/express-messages.js';
 import { answerClientErrors, configureHttpPipeline, httpServerOptions, withFramingChecks } from '../platform/http/http-pipeline.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
@@ -13,8 +14,9 @@ import { FEATURE_TAGS } from './features.js';
 
 /**
  * Nest's express adapter with its HTTP server built with the request time limits
- * (httpServerOptions), which Node reads only when a server is built. Nest's own version builds it
- * with none; the other options it reads (HTTPS, the closing behaviours) this API does not pass.
+ * (httpServerOptions), which Node reads only when a server is built, and with express's request
+ * and response prototypes from the start (messageClassesOf). Nest's own version builds it with
+ * neither; the other options it reads (HTTPS, the closing behaviours) this API does not pass.
  */
 class ApiExpressAdapter extends ExpressAdapter {
   constructor(
@@ -26,7 +28,8 @@ class ApiExpressAdapter extends ExpressAdapter {
   }
 
   override initHttpServer(): void {
-    this.httpServer = createServer(this.serverOptions, withFramingChecks(this.getInstance(), this.config));
+    const instance = this.getInstance<Express>();
+    this.httpServer = createServer({ ...this.serverOptions, ...messageClassesOf(instance) }, withFramingChecks(instance, this.config));
   }
 }
 
