@@ -1,9 +1,10 @@
 // The stack floor: NestJS on express with none of the service's global pipeline (no guards,
 // interceptors, pipes, filters, logging or security headers), answering one constant body (the
 // service's answer for the benchmarked invoice, from BENCH_FLOOR_BODY) on the same route. What
-// the framework alone costs per request, built as the service builds it: its HTTP server's
+// the framework alone costs per request, set up as the service sets it up: its HTTP server's
 // requests and responses born with express's prototypes (the service's own `messageClassesOf`),
-// so that the split's "project" share is the project's code, not a framework setting.
+// and a handler's object answer written by the service's `answerJson`, so that the split's
+// "project" share is the project's code, not a framework setting.
 // Started by bench/run.js.
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
@@ -12,6 +13,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import express from 'express';
 import { createServer } from 'node:http';
 import { messageClassesOf } from '../dist/platform/http/express-messages.js';
+import { answerJson } from '../dist/platform/http/json-answer.js';
 
 const body = JSON.parse(process.env.BENCH_FLOOR_BODY ?? '{}');
 
@@ -29,6 +31,11 @@ Reflect.decorate([Module({ controllers: [FloorController] })], FloorModule);
 class FloorAdapter extends ExpressAdapter {
   initHttpServer() {
     this.httpServer = createServer(messageClassesOf(this.getInstance()), this.getInstance());
+  }
+
+  reply(response, body, statusCode) {
+    if (answerJson(response, body, statusCode)) return undefined;
+    return super.reply(response, body, statusCode);
   }
 }
 

@@ -64,7 +64,33 @@ describe('request pipeline and errors (e2e)', () => {
     });
   });
 
-  describe('request objects', () => {
+  describe('answers', () => {
+    it('writes a JSON answer with its charset and its length in bytes, the same head to HEAD with no body, and a 204 with neither', async () => {
+      const outcome = 'grüße-€';
+      const echoed = await rawRequest(api.app, 'POST', `/v1/test_idempotency/${encodeURIComponent(outcome)}`, { Authorization: session.auth });
+      expect(echoed.status).toBe(201);
+      expect(echoed.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(echoed.headers['content-length'])).toBe(echoed.body.length);
+      expect(echoed.body.length).toBeGreaterThan(echoed.body.toString('utf8').length);
+      expect(JSON.parse(echoed.body.toString('utf8'))).toMatchObject({ outcome });
+      const eventId = (JSON.parse(echoed.body.toString('utf8')) as { id: string }).id;
+
+      const get = await rawRequest(api.app, 'GET', `/v1/test_events/${eventId}`, { Authorization: session.auth });
+      const head = await rawRequest(api.app, 'HEAD', `/v1/test_events/${eventId}`, { Authorization: session.auth });
+      expect(get.status).toBe(200);
+      expect(JSON.parse(get.body.toString('utf8'))).toEqual({ id: eventId, type: 'fin.invoice.updated' });
+      expect(head.status).toBe(200);
+      expect(head.headers['content-type']).toBe(get.headers['content-type']);
+      expect(head.headers['content-length']).toBe(String(get.body.length));
+      expect(head.body.length).toBe(0);
+
+      const removed = await rawRequest(api.app, 'DELETE', `/v1/test_idempotency/items/${eventId}`, { Authorization: session.auth });
+      expect(removed.status).toBe(204);
+      expect(removed.headers['content-type']).toBeUndefined();
+      expect(removed.body.length).toBe(0);
+    });
+
+
     it("builds each request and response with express's prototypes, so express's own setting of them on each request changes nothing", async () => {
       // Set per request on Node's objects, the prototypes cost V8 its inline caches: about 0.09 ms of CPU a request.
       const server = api.app.getHttpServer() as Server;

@@ -1,11 +1,12 @@
-import type { INestApplication, Type } from '@nestjs/common';
+import { type INestApplication, StreamableFile, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import express, { type Express } from 'express';
-import { createServer, type ServerOptions } from 'node:http';
+import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { messageClassesOf } from '../platform/http/express-messages.js';
+import { answerJson } from '../platform/http/json-answer.js';
 import { answerClientErrors, configureHttpPipeline, httpServerOptions, withFramingChecks } from '../platform/http/http-pipeline.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
 import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
@@ -17,6 +18,7 @@ import { FEATURE_TAGS } from './features.js';
  * (httpServerOptions), which Node reads only when a server is built, and with express's request
  * and response prototypes from the start (messageClassesOf). Nest's own version builds it with
  * neither; the other options it reads (HTTPS, the closing behaviours) this API does not pass.
+ * A handler's object answer is written by answerJson, not express's `res.json`.
  */
 class ApiExpressAdapter extends ExpressAdapter {
   constructor(
@@ -30,6 +32,12 @@ class ApiExpressAdapter extends ExpressAdapter {
   override initHttpServer(): void {
     const instance = this.getInstance<Express>();
     this.httpServer = createServer({ ...this.serverOptions, ...messageClassesOf(instance) }, withFramingChecks(instance, this.config));
+  }
+
+  override reply(response: ServerResponse<IncomingMessage>, body: unknown, statusCode?: number): unknown {
+    const plain = typeof body === 'object' && body !== null && !(body instanceof StreamableFile) && !(body instanceof Error);
+    if (plain && answerJson(response, body, statusCode)) return undefined;
+    return super.reply(response, body, statusCode);
   }
 }
 

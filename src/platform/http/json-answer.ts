@@ -1,0 +1,21 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * Writes a handler's answer as `res.json` writes it for this API (no ETag, no freshness check, no
+ * JSON settings), minus its generic work: express parses and rebuilds the Content-Type to add a
+ * charset, and copies every body over 1,000 characters into a Buffer before writing it, where
+ * Node writes the text with its headers in one go (a list page is 40-60 KB). Answers false, and
+ * writes nothing, where express has more to do: a Content-Type already set, or a status whose
+ * answer has no body (204, 304).
+ */
+export function answerJson(response: ServerResponse<IncomingMessage>, body: object, statusCode: number | undefined): boolean {
+  const status = statusCode ?? response.statusCode;
+  if (status === 204 || status === 304 || response.hasHeader('content-type')) return false;
+  const text = JSON.stringify(body);
+  response.statusCode = status;
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  response.setHeader('Content-Length', Buffer.byteLength(text));
+  if (response.req.method === 'HEAD') response.end();
+  else response.end(text);
+  return true;
+}
