@@ -41,6 +41,11 @@ const env = {
   // The general limit stays on (its Redis round trip is part of the cost) but never throttles the bench.
   RATE_LIMIT_PER_SECOND: '1000000000',
   TENANT_RATE_LIMIT_PER_SECOND: '1000000000',
+  // Likewise a company's turns (API_TENANT_CONCURRENCY, default 4): taken and given back on every
+  // request, but as many as the bench's connections (at most 10), so that one company's 10
+  // connections are not queued by a cap that shares the pool between companies, which the floor has
+  // not. At 4, six of the ten requests always waited: retrieve 9 % fewer requests/s.
+  API_TENANT_CONCURRENCY: String(Math.min(10, CONNECTIONS)),
   APP_ROLES: 'api',
 };
 
@@ -264,7 +269,7 @@ async function main() {
       events: { label: 'GET /v1/events?limit=50', path: '/v1/events?limit=50' },
     };
     console.log(
-      `\n${INVOICES} invoices; ${CONNECTIONS} connections, ${SECONDS} s per measurement in ${ROUNDS} alternating slices; ${PROCESSES} API process(es); node ${process.version}\n`,
+      `\n${INVOICES} invoices; ${CONNECTIONS} connections, ${SECONDS} s per measurement in ${ROUNDS} alternating slices; ${PROCESSES} API process(es); ${env.API_TENANT_CONCURRENCY} turns for the company; node ${process.version}\n`,
     );
 
     if (PROFILE_DIR) {
