@@ -6,13 +6,27 @@ export type CommitHook = (manager: EntityManager) => Promise<void>;
 /** The hook of the request whose work is running, if it set one. */
 const hooks = new AsyncLocalStorage<CommitHook>();
 
+/** How many `withCommitHook` calls are running. */
+let running = 0;
+
 /**
  * Runs `work` so that every tenant transaction it commits first runs `hook` inside that
  * transaction (TenantData.transaction). The idempotency interceptor uses it to commit a
  * request's claim with the request's change.
+ *
+ * On Node 20 a running AsyncLocalStorage hooks every promise of the process, for good: once one
+ * idempotent write had run, every later request cost about 8 % more CPU (docs/benchmarks.md, "The
+ * fourteenth session"). So the storage is switched off whenever no call is running; work a call
+ * left running then reads no hook, which is what it should read once its call is done.
  */
-export function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>): Promise<T> {
-  return hooks.run(hook, work);
+export async function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>): Promise<T> {
+  running += 1;
+  try {
+    return await hooks.run(hook, work);
+  } finally {
+    running -= 1;
+    if (running === 0) hooks.disable();
+  }
 }
 
 /** Called by a tenant transaction just before it commits; a hook that throws rolls it back. */

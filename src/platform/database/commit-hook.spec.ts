@@ -1,0 +1,47 @@
+import { jest } from '@jest/globals';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { EntityManager } from 'typeorm';
+import { runCommitHook, withCommitHook } from './commit-hook.js';
+
+describe('withCommitHook', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  const manager = {} as EntityManager;
+
+  it("runs each call's own hook in its work, and switches the storage off once no call is running", async () => {
+    const disable = jest.spyOn(AsyncLocalStorage.prototype, 'disable');
+    const ran: string[] = [];
+    let finishFirst!: () => void;
+    const first = withCommitHook(
+      async () => void ran.push('first'),
+      async () => {
+        await new Promise<void>((resolve) => (finishFirst = resolve));
+        await runCommitHook(manager);
+      },
+    );
+    await withCommitHook(
+      async () => void ran.push('second'),
+      () => runCommitHook(manager),
+    );
+    expect(ran).toEqual(['second']);
+    // The first call still runs: its hook must stay readable.
+    expect(disable).not.toHaveBeenCalled();
+    finishFirst();
+    await first;
+    expect(ran).toEqual(['second', 'first']);
+    expect(disable).toHaveBeenCalledTimes(1);
+    // Off, and no hook outside a call.
+    await runCommitHook(manager);
+    expect(ran).toEqual(['second', 'first']);
+  });
+
+  it('switches the storage off after a call whose work failed, and on again for the next', async () => {
+    const disable = jest.spyOn(AsyncLocalStorage.prototype, 'disable');
+    await expect(withCommitHook(async () => undefined, () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
+    expect(disable).toHaveBeenCalledTimes(1);
+    const ran: string[] = [];
+    await withCommitHook(async () => void ran.push('again'), () => runCommitHook(manager));
+    expect(ran).toEqual(['again']);
+    expect(disable).toHaveBeenCalledTimes(2);
+  });
+});
