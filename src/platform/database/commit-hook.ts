@@ -16,8 +16,9 @@ let running = 0;
  *
  * On Node 20 a running AsyncLocalStorage hooks every promise of the process, for good: once one
  * idempotent write had run, every later request cost about 8 % more CPU (docs/benchmarks.md, "The
- * fourteenth session"). So the storage is switched off whenever no call is running; work a call
- * left running then reads no hook, which is what it should read once its call is done.
+ * fourteenth session"). So the storage is switched off whenever no call is running. Work a call
+ * left running may then read no hook, or, once a later call switched it on, its own again, which
+ * by then does nothing (the idempotency interceptor's `handling`).
  */
 export async function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>): Promise<T> {
   running += 1;

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
  * them on every request (`Object.setPrototypeOf` in `app.handle`); on a Node-built object that
  * change cost V8 its inline caches on every object and property the request then touched, about
  * 0.09 ms of CPU per request, three quarters of express's whole cost (docs/benchmarks.md, "The
- * prototypes set once"). Given the prototype it already has, the call changes nothing.
+ * fourteenth session"). Given the prototype it already has, the call changes nothing.
  */
 export function messageClassesOf(instance: Express): Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'> {
   // Node's own classes are plain constructor functions, so a function can run them on its instance.
