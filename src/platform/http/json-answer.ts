@@ -5,13 +5,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * JSON settings), minus its generic work: express parses and rebuilds the Content-Type to add a
  * charset, and copies every body over 1,000 characters into a Buffer before writing it, where
  * Node writes the text with its headers in one go (a list page is 40-60 KB). Answers false, and
- * writes nothing, where express has more to do: a Content-Type already set, or a status whose
- * answer has no body (204, 304).
+ * writes nothing, where express has more to do: a Content-Type already set, a status whose
+ * answer has no body (204, 205, 304), or a body JSON makes nothing of (a `toJSON` answering undefined).
  */
 export function answerJson(response: ServerResponse<IncomingMessage>, body: object, statusCode: number | undefined): boolean {
   const status = statusCode ?? response.statusCode;
-  if (status === 204 || status === 304 || response.hasHeader('content-type')) return false;
-  const text = JSON.stringify(body);
+  if (status === 204 || status === 205 || status === 304 || response.hasHeader('content-type')) return false;
+  const text = JSON.stringify(body) as string | undefined;
+  if (text === undefined) return false;
   response.statusCode = status;
   response.setHeader('Content-Type', 'application/json; charset=utf-8');
   response.setHeader('Content-Length', Buffer.byteLength(text));
