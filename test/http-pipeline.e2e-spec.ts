@@ -90,7 +90,6 @@ describe('request pipeline and errors (e2e)', () => {
       expect(removed.body.length).toBe(0);
     });
 
-
     it("builds each request and response with express's prototypes, so express's own setting of them on each request changes nothing", async () => {
       // Set per request on Node's objects, the prototypes cost V8 its inline caches: about 0.09 ms of CPU a request.
       const server = api.app.getHttpServer() as Server;

@@ -74,6 +74,9 @@ export class RateLimiterService implements OnApplicationShutdown {
   private readonly redis: CountingRedis;
   /** Each window's counters, by its id: shared in Redis, and the in-memory insurance the Redis one falls back to. */
   private readonly counters = new Map<string, { shared: ClockedWindow; insurance: ClockedWindow }>();
+  /** Where counts go: each window's shared counter, or its insurance (a one-trip count that failed). */
+  private readonly shared: CounterOf = (window) => this.counter(window).shared;
+  private readonly insurance: CounterOf = (window) => this.counter(window).insurance;
   /** Whether the last one-trip count failed: its warning is logged once per run of failures. */
   private oneTripFailing = false;
   /** Which window a request falls in; tests replace it (see ClockedWindow). */
@@ -117,7 +120,7 @@ export class RateLimiterService implements OnApplicationShutdown {
    * up the later (longer) windows.
    */
   consume(windows: readonly RateLimitWindow[], key: string, points = 1): Promise<RateLimitDecision> {
-    return this.countEach(windows, key, points, (window) => this.counter(window).shared);
+    return this.countEach(windows, key, points, this.shared);
   }
 
   private async countEach(windows: readonly RateLimitWindow[], key: string, points: number, counterOf: CounterOf): Promise<RateLimitDecision> {
@@ -156,15 +159,15 @@ export class RateLimiterService implements OnApplicationShutdown {
         this.oneTripFailing = true;
         // Counted by the insurance limiters at once, as when Redis is down: asking Redis again would
         // wait out another timeout, and count twice a call that ran but answered too late.
-        return this.countInTurn(windows, key, companyId, (window) => this.counter(window).insurance);
+        return this.countInTurn(windows, key, companyId, this.insurance);
       }
     }
-    return this.countInTurn(windows, key, companyId, (window) => this.counter(window).shared);
+    return this.countInTurn(windows, key, companyId, this.shared);
   }
 
   /** Counts a request its key's windows allowed (`own`, counted for `key`) in its company's window; refused there, the key's count is given back. */
   consumeCompany(own: RateLimitDecision, key: string, companyId: string): Promise<RateLimitDecision> {
-    return this.countCompany(own, key, companyId, (window) => this.counter(window).shared);
+    return this.countCompany(own, key, companyId, this.shared);
   }
 
   /** `windows` one after the other, then the company's window once they allow the request, each on the counter `counterOf` gives. */
@@ -182,7 +185,7 @@ export class RateLimiterService implements OnApplicationShutdown {
 
   private async countInOneTrip(windows: readonly RateLimitWindow[], key: string, companyId: string): Promise<RateLimitCount> {
     const slots = [...windows.map((window) => ({ window, key })), { window: this.companyWindow, key: companyId }].map(({ window, key }) => {
-      const limiter = this.counter(window).shared;
+      const limiter = this.shared(window);
       const number = limiter.current();
       return { window, limiter, number, storeKey: limiter.storeKey(key, number) };
     });
@@ -209,7 +212,7 @@ export class RateLimiterService implements OnApplicationShutdown {
    * turned, it would raise that window's allowance.
    */
   refund(decision: RateLimitDecision, key: string, points = 1): Promise<void> {
-    return this.giveBack(decision, key, points, (window) => this.counter(window).shared);
+    return this.giveBack(decision, key, points, this.shared);
   }
 
   private async giveBack(decision: RateLimitDecision, key: string, points: number, counterOf: CounterOf): Promise<void> {
