@@ -4,8 +4,8 @@
 // the framework alone costs per request, set up as the service sets it up: its HTTP server's
 // requests and responses born with express's prototypes (the service's own `messageClassesOf`),
 // and a handler's object answer written by the service's `answerJson`, so that the split's
-// "project" share is the project's code, not a framework setting.
-// Started by bench/run.js.
+// "project" share is the project's code, not a framework setting; and with the service's V8
+// flags (`applyV8Flags`). Started by bench/run.js.
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -14,6 +14,9 @@ import express from 'express';
 import { createServer } from 'node:http';
 import { messageClassesOf } from '../dist/platform/http/express-messages.js';
 import { answerJson } from '../dist/platform/http/json-answer.js';
+import { applyV8Flags } from '../dist/platform/runtime/v8-flags.js';
+
+applyV8Flags();
 
 const body = JSON.parse(process.env.BENCH_FLOOR_BODY ?? '{}');
 

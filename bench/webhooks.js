@@ -7,7 +7,8 @@
 //      receiver p50/p99;
 //   3. baseline: a bare loop that signs the same envelopes and POSTs them with undici at the
 //      per-endpoint cap (all the service may have in flight to one endpoint), with no queue and
-//      no database, after the same warm-up (200) as the service's: deliveries/s;
+//      no database, after the same warm-up (200) as the service's: deliveries/s. It runs in this
+//      process, which sets the V8 flags every role of the service sets (`applyV8Flags`);
 //   4. isolation: the healthy endpoint fed BENCH_ISOLATION_RATE events/s (50) alone for 10 s,
 //      then for BENCH_ISOLATION_SECONDS (20) beside 5 endpoints of another company whose
 //      receiver never answers, each fed as many: the healthy endpoint's commit → receiver p99 in
@@ -40,9 +41,12 @@ import { decodeSecretsKey, sealWith } from '../dist/platform/crypto/secrets-ciph
 import { renderEnvelope } from '../dist/webhooks/delivery/webhook-envelope.js';
 import { signWebhook } from '../dist/webhooks/delivery/webhook-signature.js';
 import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
+import { applyV8Flags } from '../dist/platform/runtime/v8-flags.js';
 import { cpuMs } from './process-cpu.js';
 import { printShares, summarise } from './profile-summary.js';
 import { deleteRedisPrefix } from './redis-prefix.js';
+
+applyV8Flags();
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BURST = Number(process.env.BENCH_BURST ?? 5000);

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import { setFlagsFromString } from 'node:v8';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from './platform/config/app-config.js';
 import { MISSING_SECRETS_KEY_WARNING } from './platform/crypto/secrets-cipher.js';
@@ -9,14 +8,10 @@ import { trackRequests } from './platform/http/draining.js';
 import { createLogger } from './platform/logging/logger.js';
 import { serveMetrics } from './platform/metrics/metrics-server.js';
 import { Metrics } from './platform/metrics/metrics.service.js';
+import { applyV8Flags } from './platform/runtime/v8-flags.js';
 import { settlesWithin } from './platform/timing/settles-within.js';
 
-// Between full collections V8 lets the old generation grow to up to four times what survived the
-// last one. A role's live heap is about 55 MB, but the garbage it made under load held the API
-// process at 200-300 MB resident after `npm run bench`; at twice the live heap it stays near
-// 220 MB with no measurable cost, where a tighter 50 % cost p99 latency (docs/benchmarks.md,
-// "Memory"). Not settable in NODE_OPTIONS, so set here for every role, whatever starts it.
-setFlagsFromString('--heap-growing-percent=100');
+applyV8Flags();
 
 /** What one running role does when the process stops: drain and close, answering what it drained. */
 type Stop = () => Promise<Record<string, unknown>>;
