@@ -2,8 +2,8 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * V8 settings every role runs with. NODE_OPTIONS refuses both, so `src/main.ts` sets them at
- * start, before any role's code is imported; a runtime-set flag does take effect
- * (`test/v8-flags.e2e-spec.ts`).
+ * start, before any role's code is imported; set at runtime, the pretenuring flag does take
+ * effect (`test/v8-flags.e2e-spec.ts`).
  *
  * - `--heap-growing-percent=100`: between full collections V8 lets the old generation grow to up
  *   to four times what survived the last one. A role's live heap is about 55 MB, but the garbage
@@ -16,8 +16,8 @@ import { setFlagsFromString } from 'node:v8';
  *   every request's rows were born old, and each young collection kept the rows' strings and
  *   dates alive through the dead rows that pointed at them, and copied them. Under
  *   `GET /v1/invoices?limit=50` young collections took 6-8 ms instead of 2 and the old generation
- *   grew 1.5 MB at each; without pretenuring the list costs 1.4 ms of CPU instead of 1.65-1.9
- *   (docs/benchmarks.md, "The fifteenth session").
+ *   grew 1.5 MB at each; without pretenuring the list costs 1.38-1.60 ms of CPU instead of
+ *   1.65-1.9 (docs/benchmarks.md, "The fifteenth session").
  */
 export const V8_FLAGS = ['--heap-growing-percent=100', '--no-allocation-site-pretenuring'] as const;
 
