@@ -19,7 +19,7 @@ import { setFlagsFromString } from 'node:v8';
  *   grew 1.5 MB at each; without pretenuring the list costs 1.38-1.60 ms of CPU instead of
  *   1.65-1.9 (docs/benchmarks.md, "The fifteenth session").
  */
-export const V8_FLAGS = ['--heap-growing-percent=100', '--no-allocation-site-pretenuring'] as const;
+const V8_FLAGS = ['--heap-growing-percent=100', '--no-allocation-site-pretenuring'] as const;
 
 export function applyV8Flags(): void {
   for (const flag of V8_FLAGS) setFlagsFromString(flag);
