@@ -282,6 +282,21 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await executions()).toBe(0);
   });
 
+  it('answers a path id holding a NUL (%00) with its route’s 422 invalid_input, not stored, where the claim failed with a 500', async () => {
+    const patch = await api.http.patch('/v1/test_idempotency/items/%00').set('Authorization', session.auth).set('Idempotency-Key', 'nul').send({});
+    expectProblem(patch, 422, 'errors.common.validation.invalid_input', 'validation');
+    const voided = await api.http.post('/v1/invoices/a%00b/void').set('Authorization', session.auth).set('Idempotency-Key', 'nul');
+    expectProblem(voided, 422, 'errors.common.validation.invalid_input', 'validation');
+    expect(await rows()).toEqual([]);
+    expect(await executions()).toBe(0);
+  });
+
+  it('keeps a path value other than a UUID in one percent-encoded spelling, however the client encoded it', async () => {
+    for (const spelling of ['a%20b', 'a%20%62']) expect((await post(`/v1/test_idempotency/${spelling}`, 'spelt', {})).status).toBe(201);
+    expect(await executions()).toBe(1);
+    expect((await rows()).map((row) => row.path)).toEqual(['/v1/test_idempotency/a%20b']);
+  });
+
   describe('a path longer than an index entry can hold', () => {
     // Random characters, so that PostgreSQL cannot compress them below its 2.7 kB entry limit.
     const longSegment = () => randomBytes(3000).toString('base64url').slice(0, 3500);

@@ -188,13 +188,15 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
  * The resource a request names, whatever the spelling: its route with each path id as the
  * route reads it (percent-decoded, a UUID in lower case). `/v1/invoices/%39…` and an upper-case
  * id name the same invoice, so a retry spelling it differently is the same request (spec 8),
- * not a second run that overwrote another client's change and sent a second event.
+ * not a second run that overwrote another client's change and sent a second event. Any other
+ * value is percent-encoded again, one spelling per value: decoded, `%00` is a NUL, which
+ * PostgreSQL's text refuses, so the claim failed with a 500 before the route's 422 could answer.
  */
 function canonicalPath(request: ApiRequest): string {
   const route = routePattern(request);
   if (route === null) return request.path.replace(/(.)\/+$/, '$1');
   return route.replace(/:(\w+)/g, (_, name: string) => {
     const value = String(request.params[name]);
-    return isUuid(value) ? value.toLowerCase() : value;
+    return isUuid(value) ? value.toLowerCase() : encodeURIComponent(value);
   });
 }
