@@ -178,7 +178,8 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
     const postgres = await tcpProxy({ host: databaseUrl.hostname, port: Number(databaseUrl.port || 5432) });
     postgres.up();
     databaseUrl.host = `127.0.0.1:${postgres.port}`;
-    const main = spawnMain({ DATABASE_URL: databaseUrl.toString(), REDIS_PREFIX: prefix, APP_ROLES: 'api,mcp', PORT: '0', MCP_PORT: '0' });
+    // A statement bound of 2 s instead of 10: the bounds below follow it, and the test waits 4 s instead of 12.
+    const main = spawnMain({ DATABASE_URL: databaseUrl.toString(), REDIS_PREFIX: prefix, APP_ROLES: 'api,mcp', PORT: '0', MCP_PORT: '0', DATABASE_STATEMENT_TIMEOUT_MS: '2000' });
     try {
       const port = await listeningPort(main);
       await waitFor(async () => main.lines().some((entry) => /agent-tool server listening/.test(String(entry.msg))), 30_000, 'both roles to listen');
@@ -187,7 +188,7 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       expect((await fetch(`http://127.0.0.1:${port}/v1/invoices`, { headers: { Authorization: session.auth } })).status).toBe(200);
       postgres.stall();
       // A create whose body is still on its way at the signal: its statements then find the database
-      // silent, and it is answered 503 after the query's bound (12 s), which the drain outlasts.
+      // silent, and it is answered 503 after the query's bound (the statement's + 2 s), which the drain outlasts.
       const create = await slowRequest(port, '/v1/invoices', JSON.stringify(finance.invoiceBody()), { Authorization: session.auth });
       // Answered after the create's headers were read on its own connection, so it is in flight.
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
