@@ -282,7 +282,7 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await executions()).toBe(0);
   });
 
-  it('answers a path id holding a NUL (%00) with its route’s 422 invalid_input, not stored, where the claim failed with a 500', async () => {
+  it('answers a path id holding a NUL (%00) with its route’s 422 invalid_input, not stored, not a 500', async () => {
     const patch = await api.http.patch('/v1/test_idempotency/items/%00').set('Authorization', session.auth).set('Idempotency-Key', 'nul').send({});
     expectProblem(patch, 422, 'errors.common.validation.invalid_input', 'validation');
     const voided = await api.http.post('/v1/invoices/a%00b/void').set('Authorization', session.auth).set('Idempotency-Key', 'nul');

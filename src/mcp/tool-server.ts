@@ -28,6 +28,9 @@ const INSTRUCTIONS =
   'recent_changes for pages (follow next_cursor). Money is in minor units with its currency.';
 
 const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** What a call that the server, not its arguments, could not answer says: the tool server's 503 and 500. */
+export const TOOL_BUSY_TEXT = 'The service is busy; try again in a few seconds.';
+export const TOOL_FAILED_TEXT = 'The tool failed unexpectedly; try again later.';
 
 /** The JSON-RPC answer the REST shortcuts unwrap. */
 export interface ShortcutAnswer {
@@ -263,10 +266,10 @@ export class ToolServer implements OnModuleDestroy {
       done('failed');
       if (isTransientFault(error) || error instanceof DomainException) {
         this.logger.warn({ err: error, tool: tool.name }, 'tool call: the service could not answer now');
-        return { isError: true, content: [{ type: 'text', text: 'The service is busy; try again in a few seconds.' }] };
+        return { isError: true, content: [{ type: 'text', text: TOOL_BUSY_TEXT }] };
       }
       this.logger.error(error instanceof Error ? error : new Error(String(error)), `tool ${tool.name} failed`);
-      return { isError: true, content: [{ type: 'text', text: 'The tool failed unexpectedly; try again later.' }] };
+      return { isError: true, content: [{ type: 'text', text: TOOL_FAILED_TEXT }] };
     }
   }
 }

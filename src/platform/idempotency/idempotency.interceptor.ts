@@ -185,12 +185,12 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
 }
 
 /**
- * The resource a request names, whatever the spelling: its route with each path id as the
- * route reads it (percent-decoded, a UUID in lower case). `/v1/invoices/%39…` and an upper-case
- * id name the same invoice, so a retry spelling it differently is the same request (spec 8),
- * not a second run that overwrote another client's change and sent a second event. Any other
- * value is percent-encoded again, one spelling per value: decoded, `%00` is a NUL, which
- * PostgreSQL's text refuses, so the claim failed with a 500 before the route's 422 could answer.
+ * The resource a request names, whatever the spelling: its route with each path value decoded
+ * as the route reads it, then a UUID in lower case and any other value percent-encoded again (one
+ * spelling per value). `/v1/invoices/%39…` and an upper-case id name the same invoice, so a retry
+ * spelling it differently is the same request (spec 8), not a second run that overwrote another
+ * client's change and sent a second event. Encoded, no value holds the NUL a decoded `%00` is,
+ * which PostgreSQL's text refuses: the claim would fail with a 500 before the route's 422.
  */
 function canonicalPath(request: ApiRequest): string {
   const route = routePattern(request);
