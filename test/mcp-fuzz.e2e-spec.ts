@@ -4,6 +4,7 @@ import { TOOL_BUSY_TEXT, TOOL_FAILED_TEXT } from '../src/mcp/tool-server.js';
 import { COMPACT_TOOL_NAMES, grantableToolNames } from '../src/mcp/tool-names.js';
 import { TOOLS_HEADER } from '../src/mcp/tools/tool-selection.js';
 import { runCli } from './support/cli.js';
+import { fuzzFailure, fuzzSettings, hostileText } from './support/fuzz.js';
 import { credentials, shortcut, startMcp, type TestMcp } from './support/mcp.js';
 
 /**
@@ -15,8 +16,7 @@ import { credentials, shortcut, startMcp, type TestMcp } from './support/mcp.js'
  * tool server's 500 and 503). Fixed seed and bounded runs; `FUZZ_SEED` and `FUZZ_RUNS` override
  * them, and a failure names the seed.
  */
-const SEED = Number(process.env.FUZZ_SEED ?? 20260728);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 40);
+const FUZZ = fuzzSettings({ seed: 20260728, runs: 40 });
 
 type Schema = {
   type?: string | string[];
@@ -34,14 +34,9 @@ type Schema = {
   format?: string;
 };
 
-const hostileString = fc.oneof(
-  fc.string({ maxLength: 40 }),
-  fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('', ' ', '0', '-1', '1e309', 'null', '\u0000', 'a\u0000b', '\ud800', "' OR 1=1 --", '%', '😀', 'x'.repeat(5000), '*', '..', '[]'),
-);
 const hostileValue = fc.oneof(
-  hostileString,
-  fc.constantFrom(0, -1, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, true, false, null, [], {}, [null], ['\u0000']),
+  hostileText,
+  fc.constantFrom('\ud800', 0, -1, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, true, false, null, [], {}, [null], ['\u0000']),
   fc.jsonValue({ maxDepth: 3 }),
 );
 
@@ -114,8 +109,8 @@ describe('agent-tool server fuzzing (e2e): no arguments give a 5xx', () => {
 
   // The resource tools do what the compact ones do, one resource each: a quarter of the runs for each of their 50-odd.
   it.each([
-    ['the compact tools, listed by default', RUNS, async () => ({ names: COMPACT_TOOL_NAMES, headers: {} })],
-    ['every resource and summary tool, listed by X-MCP-Tools', Math.ceil(RUNS / 4), async () => {
+    ['the compact tools, listed by default', FUZZ.runs, async () => ({ names: COMPACT_TOOL_NAMES, headers: {} })],
+    ['every resource and summary tool, listed by X-MCP-Tools', Math.ceil(FUZZ.runs / 4), async () => {
       const names = grantableToolNames({ resources: READ_RESOURCES, summaries: await loadAreaSummaries() });
       return { names, headers: { [TOOLS_HEADER]: names.join(',') } };
     }],
@@ -128,20 +123,19 @@ describe('agent-tool server fuzzing (e2e): no arguments give a 5xx', () => {
     expect(tools.map((tool) => tool.name).sort()).toEqual([...names].sort());
     const failures: string[] = [];
     for (const tool of tools) {
-      try {
-        await fc.assert(
-          fc.asyncProperty(argumentsFor(tool.inputSchema), async (args) => {
-            const answer = await shortcut(mcp.base, '/tools/call', selected, { name: tool.name, arguments: args });
-            expect([200, 400, 422]).toContain(answer.status);
-            // An isError result names what was wrong in the arguments; these two are the server's 500 and 503.
-            if (answer.status === 200 && answer.body!.isError) expect([TOOL_FAILED_TEXT, TOOL_BUSY_TEXT]).not.toContain(answer.body!.content[0].text);
-            if (answer.status !== 200) expect(JSON.stringify(answer.body)).toMatch(/"(detail_key|error)"/);
-          }),
-          { seed: SEED, numRuns: runs },
-        );
-      } catch (error) {
-        failures.push(`${tool.name} (FUZZ_SEED=${SEED} reproduces it):\n${(error as Error).message}`);
-      }
+      const failure = await fuzzFailure(
+        tool.name,
+        argumentsFor(tool.inputSchema),
+        async (args) => {
+          const answer = await shortcut(mcp.base, '/tools/call', selected, { name: tool.name, arguments: args });
+          expect([200, 400, 422]).toContain(answer.status);
+          // An isError result names what was wrong in the arguments; these two are the server's 500 and 503.
+          if (answer.status === 200 && answer.body!.isError) expect([TOOL_FAILED_TEXT, TOOL_BUSY_TEXT]).not.toContain(answer.body!.content[0].text);
+          if (answer.status !== 200) expect(JSON.stringify(answer.body)).toMatch(/"(detail_key|error)"/);
+        },
+        { seed: FUZZ.seed, runs },
+      );
+      if (failure !== undefined) failures.push(failure);
     }
     expect(failures).toEqual([]);
   }, 240_000);

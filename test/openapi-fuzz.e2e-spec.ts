@@ -3,6 +3,7 @@ import { READ_RESOURCES } from '../src/app/features.js';
 import { Errors, resourceErrors } from '../src/platform/catalog/errors.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
+import { fuzzFailure, fuzzSettings, hostileText } from './support/fuzz.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 
 /**
@@ -13,8 +14,7 @@ import { createTenantSession, type TenantSession } from './support/tenant-sessio
  * in the error catalogue. Fixed seed and bounded runs; `FUZZ_SEED` and `FUZZ_RUNS` override them,
  * and a failure names the seed to reproduce it with.
  */
-const SEED = Number(process.env.FUZZ_SEED ?? 20260516);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 50);
+const FUZZ = fuzzSettings({ seed: 20260516, runs: 50 });
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 // The catalogue's keys, and each registry resource's cursor and not-found keys.
 const CATALOGUE = new Set(
@@ -31,11 +31,6 @@ interface FuzzRequest {
 }
 
 const printable = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 });
-const hostileText = fc.oneof(
-  fc.string({ maxLength: 40 }),
-  fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.constantFrom('', ' ', '0', '-1', '1e309', 'null', 'NaN', '../../etc/passwd', '%00', '\u0000', "' OR 1=1 --", '<script>', '😀', 'ａ', 'x'.repeat(5000)),
-);
 const pathValue = fc.oneof(
   fc.uuid().map(encodeURIComponent),
   hostileText.map(encodeURIComponent),
@@ -127,25 +122,24 @@ describe('OpenAPI-driven fuzzing (e2e): no input gives a 5xx, every 4xx is a cat
       for (const method of METHODS) {
         const operation = item[method];
         if (!operation) continue;
-        try {
-          await fc.assert(
-            fc.asyncProperty(requestArbitrary(path, operation, session.auth), async (request) => {
-              const res = await send(method, request);
-              expect(res.status).toBeLessThan(500);
-              if (res.status >= 400) {
-                expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-                expect(res.body.status).toBe(res.status);
-                expect(CATALOGUE.has(res.body.detail_key)).toBe(true);
-              }
-            }),
-            { seed: SEED, numRuns: RUNS },
-          );
-        } catch (error) {
-          failures.push(`${method.toUpperCase()} ${path} (FUZZ_SEED=${SEED} reproduces it):\n${(error as Error).message}`);
-        }
+        const failure = await fuzzFailure(
+          `${method.toUpperCase()} ${path}`,
+          requestArbitrary(path, operation, session.auth),
+          async (request) => {
+            const res = await send(method, request);
+            expect(res.status).toBeLessThan(500);
+            if (res.status >= 400) {
+              expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+              expect(res.body.status).toBe(res.status);
+              expect(CATALOGUE.has(res.body.detail_key)).toBe(true);
+            }
+          },
+          FUZZ,
+        );
+        if (failure !== undefined) failures.push(failure);
       }
     }
-    if (failures.length > 0) process.stderr.write(`openapi fuzz failed with seed ${SEED}\n`);
+    if (failures.length > 0) process.stderr.write(`openapi fuzz failed with seed ${FUZZ.seed}\n`);
     expect(failures).toEqual([]);
   }, 240_000);
 });
