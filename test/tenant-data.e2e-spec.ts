@@ -75,11 +75,22 @@ describe('TenantData', () => {
     expect(await own.andWhere('customer.id = :id', { id: bCustomer }).getOne()).toBeNull();
   });
 
-  it('runs a prepared read on the pool outside a transaction only: inside one it would miss the transaction\'s writes', async () => {
-    await api.app.get(DataSource).transaction(async (manager) => {
-      const scope = api.app.get(TenantData).forTenant(a.tenantId, manager);
-      await expect(scope.hotQuery('customers-count', 'SELECT count(*)::int AS n FROM customers WHERE tenant_id = $1')).rejects.toThrow(/outside a transaction/);
-    });
+  it("runs a prepared statement in a transaction on that transaction's connection: it sees the transaction's writes and is undone with it", async () => {
+    const count = (scope: TenantScope) => scope.hotQuery<{ n: number }>('customers-count', 'SELECT count(*)::int AS n FROM customers WHERE tenant_id = $1');
+    const [{ n: before }] = await count(a);
+    const rolledBack = new Error('roll back');
+    await expect(
+      api.app.get(TenantData).transaction(a.tenantId, async (scope) => {
+        await scope.repository(Customer).insert({ name: 'seen inside', email: null });
+        expect(await count(scope)).toEqual([{ n: before + 1 }]);
+        const [{ id }] = await scope.hotQuery<{ id: string }>('customers-insert', `INSERT INTO customers (tenant_id, name) VALUES ($1, $2) RETURNING id`, ['undone']);
+        expect(await scope.repository(Customer).findOne({ id })).toMatchObject({ name: 'undone' });
+        // On the pool, neither insert is visible yet.
+        expect(await count(a)).toEqual([{ n: before }]);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+    expect(await count(a)).toEqual([{ n: before }]);
   });
 
   it('refuses SQL that does not use the company id, and binds it as $1', async () => {

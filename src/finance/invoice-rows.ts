@@ -4,15 +4,17 @@ import type { KeysetRows } from '../platform/pagination/paginator.service.js';
 import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 import { numericColumn } from '../platform/resources/representation.js';
 import type { InvoiceDto } from './dto/invoice.dto.js';
+import { type Decimal, formatDecimal, type InvoiceTotals } from './invoice-totals.js';
 import { invoiceResource } from './finance.representation.js';
 import type { InvoiceLine } from './invoice-line.entity.js';
 import type { Invoice, InvoiceStatus } from './invoice.entity.js';
 
 /**
- * The invoice retrieve and list page in plain SQL with a plain mapper: each invoice with its
- * lines (a JSON array, in position order) in one prepared statement, no query builder, no entity
- * hydration and no second query for the lines. Dates come as text, so no time zone can shift
- * them; amounts as text, read exactly by `numericColumn`.
+ * The invoice's rows in plain SQL, as prepared statements with no query builder between: the
+ * retrieve and the list page (each invoice with its lines, a JSON array in position order, in one
+ * statement, mapped by a plain mapper), and the create (the references it names, then the
+ * invoice with all its lines). Dates come as text, so no time zone can shift them; amounts as
+ * text, read exactly by `numericColumn`.
  */
 const INVOICE_WITH_LINES_COLUMNS = `
   i.id, i.tenant_id, i.number, i.customer_id, i.status, i.currency,
@@ -150,17 +152,9 @@ function invoiceFromRow(row: InvoiceRow): { invoice: Invoice; lines: InvoiceLine
   return { invoice, lines };
 }
 
-/** One invoice of the company as the API shows it, or undefined. */
+/** One invoice of the company as the API shows it, or undefined; in a write's transaction, as that write left it. */
 export async function retrieveInvoice(scope: TenantScope, id: string): Promise<InvoiceDto | undefined> {
-  return representedRow(await scope.hotQuery<InvoiceRow>('invoices-retrieve', RETRIEVE_SQL, [id]));
-}
-
-/** The same read inside a transaction (a prepared statement on the pool would not see its writes): what a write answers. */
-export async function readInvoice(scope: TenantScope, id: string): Promise<InvoiceDto | undefined> {
-  return representedRow(await scope.query<InvoiceRow>(RETRIEVE_SQL, [id]));
-}
-
-function representedRow([row]: InvoiceRow[]): InvoiceDto | undefined {
+  const [row] = await scope.hotQuery<InvoiceRow>('invoices-retrieve', RETRIEVE_SQL, [id]);
   return row ? invoiceDtoOfRow(row) : undefined;
 }
 
@@ -186,4 +180,106 @@ export async function listInvoices(scope: TenantScope, after: CursorPosition | u
     rows: rows.map((row) => ({ item: invoiceDtoOfRow(row), position: { createdAt: row.page_cursor_ts, id: row.id } })),
     cut: budgetCut(rows),
   };
+}
+
+/**
+ * What a write names, read in one statement: whether the company has the currency enabled,
+ * whether the customer is its own, which of the products are, and the rates of those of the tax
+ * rate records that are. A currency or customer given as null is not asked about.
+ */
+const REFERENCES_SQL = `SELECT
+    (SELECT $2::text = ANY (t.currencies) FROM tenants t WHERE t.id = $1) AS currency_enabled,
+    EXISTS (SELECT 1 FROM customers c WHERE c.tenant_id = $1 AND c.id = $3::uuid) AS customer_found,
+    ARRAY (SELECT p.id FROM products p WHERE p.tenant_id = $1 AND p.id = ANY ($4::uuid[])) AS product_ids,
+    coalesce((SELECT json_object_agg(r.id, r.rate::text) FROM tax_rates r WHERE r.tenant_id = $1 AND r.id = ANY ($5::uuid[])), '{}') AS tax_rates`;
+
+export interface ReferencesAsked {
+  currency?: string;
+  customerId?: string;
+  productIds?: readonly string[];
+  taxRateIds?: readonly string[];
+}
+
+export interface ReferencesFound {
+  /** null when no currency was asked about (or the company's row is gone). */
+  currency_enabled: boolean | null;
+  customer_found: boolean;
+  product_ids: string[];
+  /** Rate (decimal text) by tax rate id. */
+  tax_rates: Record<string, string>;
+}
+
+export async function findReferences(scope: TenantScope, asked: ReferencesAsked): Promise<ReferencesFound> {
+  const [found] = await scope.hotQuery<ReferencesFound>('finance-references', REFERENCES_SQL, [
+    asked.currency ?? null,
+    asked.customerId ?? null,
+    asked.productIds ?? [],
+    asked.taxRateIds ?? [],
+  ]);
+  return found;
+}
+
+/**
+ * A draft and all its lines in one statement, whatever their number: the lines go in as one array
+ * per column (unnested in order, so `position` is the index in the body), and the statement's
+ * text never changes, so it is prepared once per connection. Amounts travel as decimal text, so
+ * none passes through a double.
+ */
+const INSERT_DRAFT_SQL = `WITH invoice AS (
+    INSERT INTO invoices (tenant_id, customer_id, status, currency, subtotal_minor, tax_minor, total_minor, paid_minor, balance_minor,
+                          issue_date, due_date, einvoice_status, notes)
+    VALUES ($1::uuid, $2::uuid, 'draft', $3::text, $4::bigint, $5::bigint, $6::bigint, 0, $6::bigint, $7::date, $8::date, 'none', $9::text)
+    RETURNING id),
+  lines AS (
+    INSERT INTO invoice_lines (tenant_id, invoice_id, position, description, qty, unit_price_minor, tax_rate, product_id, tax_rate_id, net_minor, tax_minor)
+    SELECT $1::uuid, invoice.id, line.ordinality - 1, line.description, line.qty, line.unit_price_minor, line.tax_rate, line.product_id, line.tax_rate_id,
+           line.net_minor, line.tax_minor
+      FROM invoice,
+           unnest($10::text[], $11::numeric[], $12::bigint[], $13::numeric[], $14::uuid[], $15::uuid[], $16::bigint[], $17::bigint[])
+             WITH ORDINALITY AS line (description, qty, unit_price_minor, tax_rate, product_id, tax_rate_id, net_minor, tax_minor, ordinality))
+  SELECT id FROM invoice`;
+
+export interface DraftLine {
+  description: string;
+  qty: Decimal;
+  unitPriceMinor: bigint;
+  taxRate: Decimal;
+  productId: string | null;
+  taxRateId: string | null;
+  netMinor: bigint;
+  taxMinor: bigint;
+}
+
+export interface Draft {
+  customerId: string;
+  currency: string;
+  totals: InvoiceTotals;
+  issueDate: string;
+  dueDate: string;
+  notes: string | null;
+  lines: readonly DraftLine[];
+}
+
+/** Inserts a draft with its lines; answers its id. */
+export async function insertDraft(scope: TenantScope, draft: Draft): Promise<string> {
+  const column = <T>(pick: (line: DraftLine) => T): T[] => draft.lines.map(pick);
+  const [{ id }] = await scope.hotQuery<{ id: string }>('invoices-insert-draft', INSERT_DRAFT_SQL, [
+    draft.customerId,
+    draft.currency,
+    String(draft.totals.subtotalMinor),
+    String(draft.totals.taxMinor),
+    String(draft.totals.totalMinor),
+    draft.issueDate,
+    draft.dueDate,
+    draft.notes,
+    column((line) => line.description),
+    column((line) => formatDecimal(line.qty)),
+    column((line) => String(line.unitPriceMinor)),
+    column((line) => formatDecimal(line.taxRate)),
+    column((line) => line.productId),
+    column((line) => line.taxRateId),
+    column((line) => String(line.netMinor)),
+    column((line) => String(line.taxMinor)),
+  ]);
+  return id;
 }

@@ -1,12 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
 import type { AuthContext } from '../platform/auth/auth-context.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
 import { EventPublisher } from '../platform/events/event-publisher.service.js';
 import { TenantData, type TenantScope } from '../platform/tenancy/tenant-data.js';
 import { todayUtc, yearOf } from './calendar-date.js';
 import { CreditNote } from './credit-note.entity.js';
-import { Customer } from './customer.entity.js';
 import { nextDocumentNumber } from './document-numbers.js';
 import type { CreateInvoiceDto } from './dto/create-invoice.dto.js';
 import type { InvoiceDto } from './dto/invoice.dto.js';
@@ -15,14 +13,11 @@ import type { VoidInvoiceDto } from './dto/void-invoice.dto.js';
 import { recordAudit } from './finance-audit.js';
 import { invalidReference, invoiceNotFound } from './finance.errors.js';
 import { assertDueNotBeforeIssue, type InvoiceLineInput, toCreateInvoiceInput, toInvoiceChanges, toVoidReason } from './invoice-input.js';
-import { InvoiceLine } from './invoice-line.entity.js';
 import { VOIDABLE_STATUSES } from './invoice-status.js';
 import { decimalEquals, type Decimal, formatDecimal, invoiceTotals, lineAmounts, parseDecimal, withinMaxMinor } from './invoice-totals.js';
 import { Invoice } from './invoice.entity.js';
 import { Payment } from './payment.entity.js';
-import { Product } from './product.entity.js';
-import { TaxRate } from './tax-rate.entity.js';
-import { readInvoice } from './invoice-rows.js';
+import { findReferences, insertDraft, retrieveInvoice } from './invoice-rows.js';
 
 /**
  * The invoice API's writes the spec allows (create a draft, change a
@@ -40,50 +35,22 @@ export class InvoicesService {
   async create(tenantId: string, body: CreateInvoiceDto): Promise<InvoiceDto> {
     const input = toCreateInvoiceInput(body, todayUtc());
     return this.data.transaction(tenantId, async (scope) => {
-      await this.assertCurrencyEnabled(scope, input.currency);
-      await this.assertCustomer(scope, input.customerId);
-      await this.assertProducts(scope, input.lines);
-      const rates = await this.taxRates(scope, input.lines);
-
-      const priced = input.lines.map((line, index) => {
-        const taxRate = effectiveTaxRate(line, index, rates);
-        return { line, taxRate, ...lineAmounts(line.qty, line.unitPriceMinor, taxRate) };
+      const rates = await this.checkReferences(scope, {
+        currency: input.currency,
+        customerId: input.customerId,
+        lines: input.lines,
       });
-      const totals = invoiceTotals(priced);
+      const lines = input.lines.map((line, index) => {
+        const taxRate = effectiveTaxRate(line, index, rates);
+        return { ...line, taxRate, ...lineAmounts(line.qty, line.unitPriceMinor, taxRate) };
+      });
+      const totals = invoiceTotals(lines);
       if (!withinMaxMinor(totals.totalMinor)) {
         throw new DomainException('InvoiceCreateFailed', `The invoice total would exceed ${Number.MAX_SAFE_INTEGER} minor units.`, {
           code: 'total_out_of_range',
         });
       }
-
-      const [invoiceId] = await scope.repository(Invoice).insert({
-        customerId: input.customerId,
-        status: 'draft',
-        currency: input.currency,
-        subtotalMinor: Number(totals.subtotalMinor),
-        taxMinor: Number(totals.taxMinor),
-        totalMinor: Number(totals.totalMinor),
-        paidMinor: 0,
-        balanceMinor: Number(totals.totalMinor),
-        issueDate: input.issueDate,
-        dueDate: input.dueDate,
-        notes: input.notes,
-        einvoiceStatus: 'none',
-      });
-      await scope.repository(InvoiceLine).insert(
-        priced.map(({ line, taxRate, netMinor, taxMinor }, position) => ({
-          invoiceId,
-          position,
-          description: line.description,
-          qty: formatDecimal(line.qty),
-          unitPriceMinor: Number(line.unitPriceMinor),
-          taxRate: formatDecimal(taxRate),
-          productId: line.productId,
-          taxRateId: line.taxRateId,
-          netMinor: Number(netMinor),
-          taxMinor: Number(taxMinor),
-        })),
-      );
+      const invoiceId = await insertDraft(scope, { ...input, totals, lines });
       const invoice = await this.current(scope, invoiceId);
       await this.events.publish(scope, 'fin.invoice.created', invoice);
       return invoice;
@@ -103,8 +70,7 @@ export class InvoicesService {
         throw new DomainException('InvoiceUpdateFailed', `The invoice is ${invoice.status}; only a draft can be changed.`, { code: 'not_draft' });
       }
       assertDueNotBeforeIssue(changes.issueDate ?? invoice.issueDate, changes.dueDate ?? invoice.dueDate);
-      if (changes.currency !== undefined) await this.assertCurrencyEnabled(scope, changes.currency);
-      if (changes.customerId !== undefined) await this.assertCustomer(scope, changes.customerId);
+      await this.checkReferences(scope, { currency: changes.currency, customerId: changes.customerId, lines: [] });
 
       await scope.repository(Invoice).update({ id }, { ...changes, updatedAt: () => 'clock_timestamp()' });
       const updated = await this.current(scope, id);
@@ -170,40 +136,40 @@ export class InvoicesService {
 
   /** The invoice as the API shows it now, read in the transaction that changed it: one statement with its lines; else 404. */
   async current(scope: TenantScope, id: string): Promise<InvoiceDto> {
-    const invoice = await readInvoice(scope, id);
+    const invoice = await retrieveInvoice(scope, id);
     if (!invoice) throw invoiceNotFound(id);
     return invoice;
   }
 
-  private async assertCurrencyEnabled(scope: TenantScope, currency: string): Promise<void> {
-    const tenant = await scope.tenant();
-    if (!tenant.currencies.includes(currency)) throw new DomainException('CurrencyNotEnabled', `The currency ${currency} is not enabled in this company's Finance settings.`, { currency, field: 'currency' });
-  }
-
-  private async assertCustomer(scope: TenantScope, customerId: string): Promise<void> {
-    if (!(await scope.repository(Customer).exists({ id: customerId }))) {
-      throw invalidReference('customer_id', 'customer', customerId);
+  /**
+   * The currency enabled, then the references of the body (customer, products, tax rates), each
+   * a 422 naming the first that fails, in one statement; answers the tax rate records' rates.
+   */
+  private async checkReferences(
+    scope: TenantScope,
+    asked: { currency?: string; customerId?: string; lines: readonly InvoiceLineInput[] },
+  ): Promise<Map<string, Decimal>> {
+    const named = (pick: (line: InvoiceLineInput) => string | null) => [...new Set(asked.lines.map(pick).filter((id): id is string => id !== null))];
+    if (asked.currency === undefined && asked.customerId === undefined && asked.lines.length === 0) return new Map();
+    const found = await findReferences(scope, {
+      currency: asked.currency,
+      customerId: asked.customerId,
+      productIds: named((line) => line.productId),
+      taxRateIds: named((line) => line.taxRateId),
+    });
+    if (asked.currency !== undefined && found.currency_enabled !== true) {
+      throw new DomainException('CurrencyNotEnabled', `The currency ${asked.currency} is not enabled in this company's Finance settings.`, {
+        currency: asked.currency,
+        field: 'currency',
+      });
     }
-  }
-
-  private async assertProducts(scope: TenantScope, lines: InvoiceLineInput[]): Promise<void> {
-    const wanted = [...new Set(lines.map((line) => line.productId).filter((id): id is string => id !== null))];
-    if (wanted.length === 0) return;
-    const found = new Set((await scope.repository(Product).find({ select: { id: true }, where: { id: In(wanted) } })).map((p) => p.id));
-    const index = lines.findIndex((line) => line.productId !== null && !found.has(line.productId));
-    if (index >= 0) throw invalidReference(`lines[${index}].product_id`, 'product', lines[index].productId!);
-  }
-
-  /** The rates of the tax rate records the lines name; invalid_reference for one not in this company. */
-  private async taxRates(scope: TenantScope, lines: InvoiceLineInput[]): Promise<Map<string, Decimal>> {
-    const wanted = [...new Set(lines.map((line) => line.taxRateId).filter((id): id is string => id !== null))];
-    const rates = new Map<string, Decimal>();
-    if (wanted.length === 0) return rates;
-    for (const record of await scope.repository(TaxRate).find({ where: { id: In(wanted) } })) {
-      rates.set(record.id, parseDecimal(record.rate)!);
-    }
-    const index = lines.findIndex((line) => line.taxRateId !== null && !rates.has(line.taxRateId));
-    if (index >= 0) throw invalidReference(`lines[${index}].tax_rate_id`, 'tax rate', lines[index].taxRateId!);
+    if (asked.customerId !== undefined && !found.customer_found) throw invalidReference('customer_id', 'customer', asked.customerId);
+    const products = new Set(found.product_ids);
+    const product = asked.lines.findIndex((line) => line.productId !== null && !products.has(line.productId));
+    if (product >= 0) throw invalidReference(`lines[${product}].product_id`, 'product', asked.lines[product].productId!);
+    const rates = new Map(Object.entries(found.tax_rates).map(([id, rate]) => [id, parseDecimal(rate)!]));
+    const taxRate = asked.lines.findIndex((line) => line.taxRateId !== null && !rates.has(line.taxRateId));
+    if (taxRate >= 0) throw invalidReference(`lines[${taxRate}].tax_rate_id`, 'tax rate', asked.lines[taxRate].taxRateId!);
     return rates;
   }
 }

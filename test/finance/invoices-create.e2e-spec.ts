@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { MAX_DESCRIPTION_LENGTH, MAX_LINES } from '../../src/finance/invoice-limits.js';
 import { ReferenceDataService } from '../../src/finance/reference-data.service.js';
 import { Scope } from '../../src/platform/catalog/scopes.js';
 import type { TestApi } from '../support/api.js';
@@ -98,6 +99,36 @@ describe('POST /v1/invoices (e2e)', () => {
       const read = await api.http.get(`/v1/invoices/${res.body.id}`).set('Authorization', session.auth);
       expect(read.status).toBe(200);
       expect(read.body).toEqual(res.body);
+    });
+
+    it('stores the most lines an invoice may have in one statement, in body order, each text exactly as sent', async () => {
+      // The lines travel as one array per column: text an array literal must quote or escape.
+      const texts = ['"quoted"', 'back\\slash \\" end\\', '{a,b}', 'NULL', ' padded ', 'comma, and; semicolon', "it's", '\u0001 control', 'émoji 🧾', 'x'.repeat(MAX_DESCRIPTION_LENGTH)];
+      const lines = Array.from({ length: MAX_LINES }, (_, n) => ({
+        description: n % texts.length === 9 ? texts[9] : `${texts[n % texts.length]}${n}${texts[n % texts.length]}`,
+        qty: n % 3 === 0 ? 1.005 : n,
+        unit_price_minor: n,
+        tax_rate: n % 7 === 0 ? undefined : n % 2 === 0 ? 7.5 : 0,
+        tax_rate_id: n % 7 === 0 ? fin.taxRateId : undefined,
+        product_id: n % 5 === 0 ? fin.productId : undefined,
+      }));
+      const res = await post(fin.invoiceBody({ lines }));
+      expect(res.status).toBe(201);
+      expect(res.body.lines).toHaveLength(MAX_LINES);
+      const stored: { position: number; description: string; qty: string; product_id: string | null; tax_rate_id: string | null }[] = await api.app
+        .get(DataSource)
+        .query(`SELECT position, description, qty::text, product_id, tax_rate_id FROM invoice_lines WHERE invoice_id = $1 ORDER BY position`, [res.body.id]);
+      expect(stored).toEqual(
+        lines.map((line, position) => ({
+          position,
+          description: line.description,
+          qty: line.qty === 1.005 ? '1.005' : String(line.qty),
+          product_id: line.product_id ?? null,
+          tax_rate_id: line.tax_rate_id ?? null,
+        })),
+      );
+      expect(res.body.lines.map((line: { description: string }) => line.description)).toEqual(lines.map((line) => line.description));
+      expect(res.body.subtotal_minor).toBe(res.body.lines.reduce((sum: number, line: { net_minor: number }) => sum + line.net_minor, 0));
     });
 
     it('defaults issue_date to today (UTC) and due_date to 14 days later', async () => {
@@ -272,6 +303,17 @@ describe('POST /v1/invoices (e2e)', () => {
     ])('refuses %s', async (_, overrides, field) => {
       const problem = await expectRefused(await post(fin.invoiceBody(overrides())), 'errors.common.validation.invalid_reference');
       expect(problem.field).toBe(field);
+      await expectNothingWritten();
+    });
+
+    it('names the first fault in the order currency, customer, products, tax rates, all read in one statement', async () => {
+      const unknown = '00000000-0000-4000-8000-000000000000';
+      const lines = [fin.line({ tax_rate: undefined, tax_rate_id: other.taxRateId }), fin.line({ product_id: other.productId })];
+      await expectRefused(await post(fin.invoiceBody({ currency: 'USD', customer_id: unknown, lines })), 'errors.finance.validation.currency_not_enabled');
+      const customer = await expectRefused(await post(fin.invoiceBody({ customer_id: unknown, lines })), 'errors.common.validation.invalid_reference');
+      expect(customer.field).toBe('customer_id');
+      const product = await expectRefused(await post(fin.invoiceBody({ lines })), 'errors.common.validation.invalid_reference');
+      expect(product.field).toBe('lines[1].product_id');
       await expectNothingWritten();
     });
 

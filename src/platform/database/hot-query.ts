@@ -8,8 +8,7 @@ interface PgQueryable {
 /**
  * A statement on the path of every request or delivery, run as a named prepared statement
  * straight on the connection pool: PostgreSQL parses it once per connection, and no query runner
- * or query logging sits in between. For reads, and for writes that are one statement of their
- * own (autocommitted); writes that belong together go through TypeORM and its transactions.
+ * or query logging sits in between. Its text must be the same on every call under one name.
  */
 export async function hotQuery<T>(dataSource: DataSource, name: string, text: string, values: unknown[]): Promise<T[]> {
   const pool = (dataSource.driver as unknown as { master: PgQueryable }).master;

@@ -37,7 +37,7 @@ export class EventPublisher {
    */
   async publishAsGiven(scope: TenantScope, type: EventType, data: object): Promise<EventEnvelope> {
     const envelope: EventEnvelope = { id: randomUUID(), type, created_at: '', data };
-    const [row] = await scope.query<{ created_at: string }>(INSERT_EVENT_SQL, [envelope.id, type, JSON.stringify(envelope), PUBLISHING_LOCK_NAMESPACE]);
+    const [row] = await scope.hotQuery<{ created_at: string }>('events-insert', INSERT_EVENT_SQL, [envelope.id, type, JSON.stringify(envelope), PUBLISHING_LOCK_NAMESPACE]);
     envelope.created_at = row.created_at;
     return envelope;
   }

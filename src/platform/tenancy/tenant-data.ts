@@ -1,4 +1,4 @@
-import { hotQuery } from '../database/hot-query.js';
+import { hotQuery, hotQueryIn } from '../database/hot-query.js';
 import { runCommitHook } from '../database/commit-hook.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
@@ -105,14 +105,14 @@ export class TenantScope {
   }
 
   /**
-   * A read on the path of every request, as a named prepared statement on the pool (see
-   * hotQuery); like `query`, the company's id is `$1`. Outside a transaction only.
+   * A statement on the path of every request, as a named prepared statement (see hotQuery): on
+   * the pool, or in a transaction on that transaction's connection, so that it sees the
+   * transaction's own writes and commits with them. Like `query`, the company's id is `$1`.
    */
   async hotQuery<R>(name: string, sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
     requireTenantParameter(sql);
-    // On the pool, it would not see the transaction's own writes (or its locks).
-    if (this.manager.queryRunner) throw new Error(`hotQuery(${name}) runs outside a transaction only; in one, use query`);
-    return hotQuery<R>(this.manager.connection, name, sql, [this.tenantId, ...parameters]);
+    const values = [this.tenantId, ...parameters];
+    return this.manager.queryRunner ? hotQueryIn<R>(this.manager, name, sql, values) : hotQuery<R>(this.manager.connection, name, sql, values);
   }
 
   /** The company's own row (name, slug, enabled currencies). */
