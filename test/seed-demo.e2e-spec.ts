@@ -166,6 +166,21 @@ describe('seed:demo (e2e)', () => {
     expect(links.drivers).toBeGreaterThan(0);
   });
 
+  it("gives every work order and fuel log a vehicle already in the fleet at the record's time, when one was", async () => {
+    // A record that predates its vehicle although an eligible vehicle was already there.
+    const early = (table: string, eligible: string) =>
+      `(SELECT count(*) FROM ${table} r JOIN vehicles v ON v.tenant_id = r.tenant_id AND v.id = r.vehicle_id
+         WHERE r.tenant_id = $1 AND v.created_at > r.created_at
+           AND EXISTS (SELECT 1 FROM vehicles e WHERE e.tenant_id = $1 AND e.created_at <= r.created_at AND ${eligible}))::int`;
+    const [found] = await db.query(
+      `SELECT ${early('work_orders', 'true')} AS work_orders, ${early('fuel_logs', "e.fuel_type <> 'electric'")} AS fuel_logs,
+              (SELECT count(*) FROM fuel_logs f JOIN vehicles v ON v.tenant_id = f.tenant_id AND v.id = f.vehicle_id
+                WHERE f.tenant_id = $1 AND v.fuel_type = 'electric')::int AS electric_fuelled`,
+      [demo.tenant.id],
+    );
+    expect(found).toEqual({ work_orders: 0, fuel_logs: 0, electric_fuelled: 0 });
+  });
+
   // Last of the API checks: it adds an invoice to the company.
   it('prints customer ids of the demo company that new invoices can use', async () => {
     const [{ count }] = await db.query('SELECT count(*)::int AS count FROM customers WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [demo.tenant.id, demo.customer_ids]);

@@ -89,16 +89,26 @@ export class FleetDemoSeeder implements DemoSeeder {
         updatedAt: faker.datatype.boolean(0.3) ? createdAt : demoShift(createdAt, faker.number.int({ min: 1, max: 60 * 24 * 90 }), now),
       } satisfies InsertRow<Vehicle>;
     });
-    /** A vehicle already in the fleet at `at`, so a log never predates its vehicle (when one exists). */
-    const vehicleAt = (at: string, eligible: (vehicle: (typeof vehicles)[number]) => boolean) => {
-      const candidates = vehicles.filter(eligible);
-      const earlier = candidates.filter((vehicle) => vehicle.createdAt <= at);
-      return faker.helpers.arrayElement(earlier.length > 0 ? earlier : candidates.length > 0 ? candidates : vehicles);
+    /**
+     * A vehicle of `candidates` already in the fleet at `at`, so a log never predates its vehicle
+     * (when one exists). The timeline is oldest first, so those are a prefix of the list: found by
+     * bisection, as filtering all vehicles for each of 2 × `records` logs took 10 s at 10,000.
+     */
+    const vehicleAt = (at: string, candidates: typeof vehicles) => {
+      if (candidates.length === 0) return faker.helpers.arrayElement(vehicles);
+      let earlier = 0;
+      for (let above = candidates.length; earlier < above; ) {
+        const middle = (earlier + above) >>> 1;
+        if (candidates[middle].createdAt <= at) earlier = middle + 1;
+        else above = middle;
+      }
+      return candidates[faker.number.int({ max: (earlier || candidates.length) - 1 })];
     };
+    const fuelled = vehicles.filter((vehicle) => vehicle.fuelType !== 'electric');
 
     const [{ count: existingOrders }] = await data.query<{ count: number }>(`SELECT count(*)::int AS count FROM work_orders WHERE tenant_id = $1`);
     const workOrders = demoTimeline(faker, records, { days: 365, end: now }).map((createdAt, index) => {
-      const vehicle = vehicleAt(createdAt, () => true);
+      const vehicle = vehicleAt(createdAt, vehicles);
       const type = pick<WorkOrderType>({ preventive: 5, repair: 4, inspection: 2, tyres: 2, recall: 1 });
       const status = pick<WorkOrder['status']>({ open: 2, scheduled: 2, in_progress: 2, on_hold: 1, completed: 8, cancelled: 1 });
       const completedAt = status === 'completed' ? demoShift(createdAt, faker.number.int({ min: 120, max: 60 * 24 * 14 }), now) : null;
@@ -127,7 +137,7 @@ export class FleetDemoSeeder implements DemoSeeder {
     });
 
     const fuelLogs = demoTimeline(faker, records, { days: 365, end: now }).map((createdAt) => {
-      const vehicle = vehicleAt(createdAt, (candidate) => candidate.fuelType !== 'electric');
+      const vehicle = vehicleAt(createdAt, fuelled);
       const source = pick<FuelLog['source']>({ fuel_card: 5, manual: 2, import: 2, detected_refuel: 2 });
       const fuelType = fuelFor(vehicle.fuelType, faker.datatype.boolean(0.1));
       const volumeLitres = faker.number.float({ min: VOLUME[fuelType][0], max: VOLUME[fuelType][1], fractionDigits: 3 });
