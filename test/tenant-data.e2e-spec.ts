@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { DataSource, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { Customer } from '../src/finance/customer.entity.js';
 import { TenantData, type TenantScope } from '../src/platform/tenancy/tenant-data.js';
 import { startApi, type TestApi } from './support/api.js';
@@ -91,6 +91,13 @@ describe('TenantData', () => {
       }),
     ).rejects.toBe(rolledBack);
     expect(await count(a)).toEqual([{ n: before }]);
+  });
+
+  it('refuses a prepared statement on the scope of a finished transaction, whose connection is back in the pool', async () => {
+    const finished = await api.app.get(TenantData).transaction(a.tenantId, async (scope) => scope);
+    await expect(finished.hotQuery('customers-count', 'SELECT count(*)::int AS n FROM customers WHERE tenant_id = $1')).rejects.toBeInstanceOf(
+      QueryRunnerAlreadyReleasedError,
+    );
   });
 
   it('refuses SQL that does not use the company id, and binds it as $1', async () => {

@@ -314,6 +314,13 @@ describe('POST /v1/invoices (e2e)', () => {
       expect(customer.field).toBe('customer_id');
       const product = await expectRefused(await post(fin.invoiceBody({ lines })), 'errors.common.validation.invalid_reference');
       expect(product.field).toBe('lines[1].product_id');
+      const firstProduct = await expectRefused(
+        await post(fin.invoiceBody({ lines: [fin.line({ product_id: other.productId }), fin.line(), fin.line({ product_id: unknown })] })),
+        'errors.common.validation.invalid_reference',
+      );
+      expect(firstProduct.field).toBe('lines[0].product_id');
+      const taxRate = await expectRefused(await post(fin.invoiceBody({ lines: [lines[0], fin.line({ product_id: fin.productId })] })), 'errors.common.validation.invalid_reference');
+      expect(taxRate.field).toBe('lines[0].tax_rate_id');
       await expectNothingWritten();
     });
 

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { type DataSource, type EntityManager, QueryRunnerAlreadyReleasedError } from 'typeorm';
 
 /** A pg pool or one of its connections: both take a named statement. */
 interface PgQueryable {
@@ -21,6 +21,9 @@ export async function hotQuery<T>(dataSource: DataSource, name: string, text: st
  */
 export async function hotQueryIn<T>(transaction: EntityManager, name: string, text: string, values: unknown[]): Promise<T[]> {
   if (transaction.queryRunner === undefined) throw new Error(`hotQueryIn(${name}) runs inside a transaction only`);
+  // A released runner still hands out its old connection, by then back in the pool (perhaps in
+  // another request's transaction) or dead: refused as TypeORM's own statements are, a 503.
+  if (transaction.queryRunner.isReleased) throw new QueryRunnerAlreadyReleasedError();
   const connection = (await transaction.queryRunner.connect()) as PgQueryable;
   return (await connection.query({ name, text, values })).rows as T[];
 }
