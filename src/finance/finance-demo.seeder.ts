@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Faker } from '@faker-js/faker';
+import { randomUUID } from 'node:crypto';
 import type { DemoSeedContext, DemoSeeder } from '../platform/demo/demo-seeder.js';
+import { formatMicros } from '../platform/demo/demo-timeline.js';
+import { insertRows } from '../platform/demo/insert-rows.js';
 import type { TenantScope } from '../platform/tenancy/tenant-data.js';
 import { addDays, yearOf } from './calendar-date.js';
 import { Bill } from './bill.entity.js';
@@ -50,12 +53,7 @@ interface PaymentSeed {
   time: number;
 }
 
-/** A timestamptz to the microsecond, as SQL: Date objects would cut it to the millisecond. */
-function at(micros: number): () => string {
-  const seconds = Math.floor(micros / 1_000_000);
-  const fraction = String(micros % 1_000_000).padStart(6, '0');
-  return () => `'${new Date(seconds * 1000).toISOString().slice(0, 19)}.${fraction}Z'::timestamptz`;
-}
+const idsOf = (rows: readonly { id: string }[]): string[] => rows.map((row) => row.id);
 
 const dateOf = (micros: number): string => new Date(Math.floor(micros / 1000)).toISOString().slice(0, 10);
 
@@ -90,21 +88,21 @@ export class FinanceDemoSeeder implements DemoSeeder {
 
   private async referenceData(data: TenantScope, faker: Faker, records: number, now: number): Promise<Ids> {
     const customerTimes = timeline(faker, Math.max(3, Math.ceil(records / 2)), now - YEAR_US);
-    const customers = await data.repository(Customer).insert(
-      customerTimes.map((time) => {
-        const name = faker.company.name();
-        return { name, email: faker.internet.email({ provider: 'example.com' }).toLowerCase(), createdAt: at(time), updatedAt: at(time) };
-      }),
-    );
-    const products = await data
-      .repository(Product)
-      .insert(Array.from({ length: 6 }, () => ({ name: faker.commerce.productName(), createdAt: at(now - YEAR_US), updatedAt: at(now - YEAR_US) })));
-    const taxRates = await data.repository(TaxRate).insert(TAX_RATES.map((rate) => ({ rate, name: `VAT ${rate} %` })));
-    return {
-      customers,
-      products,
-      taxRates: taxRates.map((id, index) => ({ id, rate: TAX_RATES[index] })),
-    };
+    const customers = customerTimes.map((time) => {
+      const name = faker.company.name();
+      return { id: randomUUID(), name, email: faker.internet.email({ provider: 'example.com' }).toLowerCase(), createdAt: formatMicros(time), updatedAt: formatMicros(time) };
+    });
+    const products = Array.from({ length: 6 }, () => ({
+      id: randomUUID(),
+      name: faker.commerce.productName(),
+      createdAt: formatMicros(now - YEAR_US),
+      updatedAt: formatMicros(now - YEAR_US),
+    }));
+    const taxRates = TAX_RATES.map((rate) => ({ id: randomUUID(), rate, name: `VAT ${rate} %` }));
+    await insertRows(data, Customer, customers);
+    await insertRows(data, Product, products);
+    await insertRows(data, TaxRate, taxRates);
+    return { customers: idsOf(customers), products: idsOf(products), taxRates: taxRates.map(({ id, rate }) => ({ id, rate })) };
   }
 
   /**
@@ -133,6 +131,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
       const issued = created + faker.number.int({ min: 3600_000_000, max: DAY_US });
       const paidMinor = status === 'paid' ? totalMinor : status === 'partial' ? Math.floor(totalMinor * faker.number.float({ min: 0.2, max: 0.8 })) : 0;
       const invoice = {
+        id: randomUUID(),
         customerId: faker.helpers.arrayElement(ids.customers),
         status,
         currency,
@@ -143,20 +142,27 @@ export class FinanceDemoSeeder implements DemoSeeder {
         balanceMinor: status === 'void' ? 0 : totalMinor - paidMinor,
         issueDate,
         dueDate: addDays(issueDate, faker.helpers.arrayElement([14, 30])),
-        issuedAt: status === 'draft' ? null : at(issued),
-        voidedAt: status === 'void' ? at(issued + DAY_US) : null,
-        overdueAt: status === 'overdue' ? at(issued + 31 * DAY_US) : null,
+        issuedAt: status === 'draft' ? null : formatMicros(issued),
+        voidedAt: status === 'void' ? formatMicros(issued + DAY_US) : null,
+        overdueAt: status === 'overdue' ? formatMicros(issued + 31 * DAY_US) : null,
         einvoiceStatus: 'none' as const,
         notes: faker.datatype.boolean() ? faker.lorem.sentence() : null,
-        createdAt: at(created),
-        updatedAt: at(status === 'draft' ? created : issued),
+        createdAt: formatMicros(created),
+        updatedAt: formatMicros(status === 'draft' ? created : issued),
       };
       return { invoice, lines, totals, created, issued, paidMinor };
     });
 
     const numbers = await reserveDocumentNumbers(data, 'invoice', drafts.map(({ invoice }) => (invoice.status === 'draft' ? null : yearOf(invoice.issueDate))));
-    const invoiceIds = await data.repository(Invoice).insert(drafts.map(({ invoice }, index) => ({ ...invoice, number: numbers[index] })));
-    await data.repository(InvoiceLine).insert(
+    const invoiceIds = drafts.map(({ invoice }) => invoice.id);
+    await insertRows(
+      data,
+      Invoice,
+      drafts.map(({ invoice }, index) => ({ ...invoice, number: numbers[index] })),
+    );
+    await insertRows(
+      data,
+      InvoiceLine,
       drafts.flatMap(({ lines, created }, index) =>
         lines.map((line, position) => ({
           invoiceId: invoiceIds[index],
@@ -169,7 +175,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
           productId: line.productId,
           netMinor: Number(line.netMinor),
           taxMinor: Number(line.taxMinor),
-          createdAt: at(created),
+          createdAt: formatMicros(created),
         })),
       ),
     );
@@ -185,7 +191,9 @@ export class FinanceDemoSeeder implements DemoSeeder {
       if (status === 'void') voided.push({ invoiceId, draft });
     }
     const creditNumbers = await reserveDocumentNumbers(data, 'credit_note', voided.map(({ draft }) => yearOf(dateOf(draft.issued + DAY_US))));
-    await data.repository(CreditNote).insert(
+    await insertRows(
+      data,
+      CreditNote,
       voided.map(({ invoiceId, draft }, index) => ({
         invoiceId,
         number: creditNumbers[index]!,
@@ -194,10 +202,12 @@ export class FinanceDemoSeeder implements DemoSeeder {
         taxMinor: Number(draft.totals.taxMinor),
         totalMinor: draft.invoice.totalMinor,
         reason: 'Issued to the wrong customer',
-        createdAt: at(draft.issued + DAY_US),
+        createdAt: formatMicros(draft.issued + DAY_US),
       })),
     );
-    await data.repository(FinanceAuditEntry).insert(
+    await insertRows(
+      data,
+      FinanceAuditEntry,
       voided.map(({ invoiceId }) => ({
         entityType: 'invoice',
         entityId: invoiceId,
@@ -218,6 +228,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
       const taxMinor = Math.round(subtotalMinor * 0.19);
       const supplierName = faker.helpers.arrayElement(suppliers);
       return {
+        id: randomUUID(),
         supplierName,
         status: PURCHASE_ORDER_STATES[index % PURCHASE_ORDER_STATES.length],
         currency,
@@ -226,13 +237,17 @@ export class FinanceDemoSeeder implements DemoSeeder {
         totalMinor: subtotalMinor + taxMinor,
         orderDate,
         expectedDate: faker.datatype.boolean() ? addDays(orderDate, faker.number.int({ min: 3, max: 30 })) : null,
-        createdAt: at(created),
-        updatedAt: at(created),
+        createdAt: formatMicros(created),
+        updatedAt: formatMicros(created),
       };
     });
     const numbers = await reserveDocumentNumbers(data, 'purchase_order', rows.map((row) => yearOf(row.orderDate)));
-    const orderIds = await data.repository(PurchaseOrder).insert(rows.map((row, index) => ({ ...row, number: numbers[index]! })));
-    return rows.map((row, index) => ({ id: orderIds[index], supplierName: row.supplierName }));
+    await insertRows(
+      data,
+      PurchaseOrder,
+      rows.map((row, index) => ({ ...row, number: numbers[index]! })),
+    );
+    return rows.map(({ id, supplierName }) => ({ id, supplierName }));
   }
 
   /** Bills, some against the purchase orders; returns their payments, at most `budget`. */
@@ -258,6 +273,7 @@ export class FinanceDemoSeeder implements DemoSeeder {
       const issueDate = dateOf(created);
       if (paidMinor > 0) payments.push({ index, amountMinor: paidMinor, time: created + 5 * DAY_US });
       return {
+        id: randomUUID(),
         number: `${faker.string.alpha({ length: 2, casing: 'upper' })}-${yearOf(issueDate)}-${String(index + 1).padStart(5, '0')}`,
         supplierName: order?.supplierName ?? faker.company.name(),
         purchaseOrderId: order?.id ?? null,
@@ -270,12 +286,12 @@ export class FinanceDemoSeeder implements DemoSeeder {
         balanceMinor: status === 'void' ? 0 : totalMinor - paidMinor,
         issueDate,
         dueDate: addDays(issueDate, 30),
-        createdAt: at(created),
-        updatedAt: at(created),
+        createdAt: formatMicros(created),
+        updatedAt: formatMicros(created),
       };
     });
-    const billIds = await data.repository(Bill).insert(rows);
-    return payments.map(({ index, amountMinor, time }): PaymentSeed => ({ billId: billIds[index], amountMinor, status: 'received', time }));
+    await insertRows(data, Bill, rows);
+    return payments.map(({ index, amountMinor, time }): PaymentSeed => ({ billId: rows[index].id, amountMinor, status: 'received', time }));
   }
 
   /** Fills the payments up to `count`: refunded and failed payments against unpaid invoices. */
@@ -293,7 +309,9 @@ export class FinanceDemoSeeder implements DemoSeeder {
     if (payments.length === 0) return;
     const ordered = [...payments].sort((a, b) => a.time - b.time);
     const times = withTies(ordered.map((payment) => payment.time));
-    await data.repository(Payment).insert(
+    await insertRows(
+      data,
+      Payment,
       ordered.map((payment, index) => {
         const time = times[index];
         return {
@@ -303,11 +321,11 @@ export class FinanceDemoSeeder implements DemoSeeder {
           currency,
           direction: payment.billId ? ('out' as const) : ('in' as const),
           status: payment.status,
-          receivedAt: at(time),
-          refundedAt: payment.status === 'refunded' ? at(time + DAY_US) : null,
+          receivedAt: formatMicros(time),
+          refundedAt: payment.status === 'refunded' ? formatMicros(time + DAY_US) : null,
           failureReason: payment.failureReason ?? null,
-          createdAt: at(time),
-          updatedAt: at(payment.status === 'refunded' ? time + DAY_US : time),
+          createdAt: formatMicros(time),
+          updatedAt: formatMicros(payment.status === 'refunded' ? time + DAY_US : time),
         };
       }),
     );
