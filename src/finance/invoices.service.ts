@@ -35,11 +35,7 @@ export class InvoicesService {
   async create(tenantId: string, body: CreateInvoiceDto): Promise<InvoiceDto> {
     const input = toCreateInvoiceInput(body, todayUtc());
     return this.data.transaction(tenantId, async (scope) => {
-      const rates = await this.checkReferences(scope, {
-        currency: input.currency,
-        customerId: input.customerId,
-        lines: input.lines,
-      });
+      const rates = await this.checkReferences(scope, input);
       const lines = input.lines.map((line, index) => {
         const taxRate = effectiveTaxRate(line, index, rates);
         return { ...line, taxRate, ...lineAmounts(line.qty, line.unitPriceMinor, taxRate) };
@@ -149,8 +145,8 @@ export class InvoicesService {
     scope: TenantScope,
     asked: { currency?: string; customerId?: string; lines: readonly InvoiceLineInput[] },
   ): Promise<Map<string, Decimal>> {
-    const named = (pick: (line: InvoiceLineInput) => string | null) => [...new Set(asked.lines.map(pick).filter((id): id is string => id !== null))];
     if (asked.currency === undefined && asked.customerId === undefined && asked.lines.length === 0) return new Map();
+    const named = (pick: (line: InvoiceLineInput) => string | null) => [...new Set(asked.lines.map(pick).filter((id): id is string => id !== null))];
     const found = await findReferences(scope, {
       currency: asked.currency,
       customerId: asked.customerId,
