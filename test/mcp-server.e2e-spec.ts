@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { once } from 'node:events';
 import { connect } from 'node:net';
 import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
@@ -65,6 +66,28 @@ describe('agent-tool server (e2e)', () => {
   }
 
   describe('transport', () => {
+    it('closes the connection after a body over 1 MiB, whose unread rest would otherwise be read as the next request', async () => {
+      const { port } = new URL(mcp.base);
+      for (const [path, accept] of [['/tools/call', 'application/json'], ['/mcp', 'application/json, text/event-stream']]) {
+        const socket = connect(Number(port), '127.0.0.1');
+        await once(socket, 'connect');
+        let answer = '';
+        socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+        const closed = once(socket, 'close');
+        const headers = Object.entries({ ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json', Accept: accept })
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('');
+        // Declared 2 MiB, sent just past 1 MiB and then held: the server answers without the rest.
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Content-Length: ${2 * 1024 * 1024}\r\n\r\n{"pad":"${'x'.repeat(1024 * 1024 + 16)}`);
+        await waitFor(async () => (answer.includes('\r\n\r\n') ? answer : undefined), 10_000, `the answer to ${path}`);
+        expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+        expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+        // Before: "Connection: keep-alive", and the next request on the socket waited on the rest of this body.
+        await closed;
+      }
+      expect((await shortcut(mcp.base, '/tools/list', credentials(a.mcp_token, a.tenant.slug))).status).toBe(200);
+    });
+
     it('sends the REST API\'s security and cache headers on every answer: data that nothing may sniff, load, frame or keep', async () => {
       const answers = [
         await fetch(`${mcp.base}/handshake`),

@@ -146,8 +146,14 @@ export class McpHttpService {
       const problem = toProblem(error, this.config.errorsBaseUrl);
       // Expected refusals are the caller's business; anything else is logged with its stack, never answered.
       if (problem.body.status >= 500) this.logger.error(error instanceof Error ? error : new Error(String(error)), 'agent-tool request failed');
-      if (!response.headersSent) this.problem(response, problem);
-      else response.destroy();
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      // A body given up part-read (over 1 MiB) leaves its rest on the connection, where it would be
+      // read as the next request: the answer closes the connection. (Node reads an untouched body off itself.)
+      if (request.destroyed) response.setHeader('Connection', 'close');
+      this.problem(response, problem);
     }
   };
 
