@@ -496,9 +496,17 @@ describe('agent-tool server (e2e)', () => {
         expect(withdrawn.json).toEqual({ id: person.userId, permissions: ['fm.vehicles:read'] });
         await expect(client.callTool({ name: 'list_invoices', arguments: { limit: 1 } })).rejects.toMatchObject({ code: -32602 });
         const refused = await shortcut(mcp.base, '/tools/call', headers, { name: 'list_invoices', arguments: { limit: 1 } });
-        expect(refused.status).toBe(400);
-        expect(refused.body).toEqual({ error: expect.objectContaining({ code: -32602 }) });
-        expect(refused.body!.data).toBeUndefined();
+        expect(refused.status).toBe(422);
+        expect(refused.headers.get('content-type')).toBe('application/problem+json');
+        // The same answer as for a tool that does not exist: nothing says the tool is there.
+        expect(refused.body).toEqual({
+          type: expect.stringMatching(/\/validation$/),
+          title: expect.any(String),
+          status: 422,
+          detail: 'Tool list_invoices not found: POST /tools/list names the tools this token may call.',
+          detail_key: 'errors.mcp.invalid_request',
+          field: 'name',
+        });
         const listRecords = (await client.listTools()).tools.find((tool) => tool.name === 'list_records')!;
         expect((listRecords.inputSchema.properties as any).resource.enum).not.toContain('invoices');
         expect((await client.callTool({ name: 'list_records', arguments: { resource: 'invoices' } })).isError).toBe(true);
@@ -524,7 +532,7 @@ describe('agent-tool server (e2e)', () => {
       expect(listed.body!.tools).toEqual((await legacy.listTools()).tools);
     });
 
-    it('POST /tools/call answers what JSON-RPC tools/call answers, errors included', async () => {
+    it('POST /tools/call answers what JSON-RPC tools/call answers; what JSON-RPC refuses, as a problem', async () => {
       for (const [name, args] of [
         ['list_invoices', { limit: 3 }],
         ['summarise_support', {}],
@@ -538,8 +546,10 @@ describe('agent-tool server (e2e)', () => {
         expect(called.body!.isError).toEqual(viaJsonRpc.isError);
       }
       const unknown = await shortcut(mcp.base, '/tools/call', headers(), { name: 'drop_invoices', arguments: {} });
-      expect(unknown.status).toBe(400);
-      expect(unknown.body!.error.code).toBe(-32602);
+      await expect(legacy.callTool({ name: 'drop_invoices', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      expect(unknown.status).toBe(422);
+      expect(unknown.headers.get('content-type')).toBe('application/problem+json');
+      expect(unknown.body).toMatchObject({ status: 422, detail_key: 'errors.mcp.invalid_request', field: 'name', detail: expect.stringMatching(/^Tool drop_invoices not found: /) });
     });
 
     it('refuses a body that is not {name, arguments} with 422 naming the member', async () => {

@@ -91,13 +91,17 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
     it.each([
       ['X-MCP-Toolsets', 'finance,payroll', /Unknown toolset payroll.*finance, fleet, hr, support, documents/],
       ['X-MCP-Tools', 'list_records,drop_invoices', /Unknown tool drop_invoices/],
-    ])('answers an unknown name in %s with a JSON-RPC invalid-params error, not an empty list', async (name, value, message) => {
+    ])('answers an unknown name in %s with a JSON-RPC invalid-params error (on the shortcuts a 422), not an empty list', async (name, value, message) => {
       const answer = await rpc({ jsonrpc: '2.0', id: 7, method: 'tools/list' }, { [name]: value });
       expect(answer.body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(message) } });
       expect(answer.body.result).toBeUndefined();
-      const listed = await shortcut(mcp.base, '/tools/list', { ...credentials(demo.mcp_token, demo.tenant.slug), [name]: value });
-      expect(listed.status).toBe(400);
-      expect(listed.body).toEqual({ error: expect.objectContaining({ code: -32602, message: expect.stringMatching(message) }) });
+      // The REST shortcuts answer it as they answer every refusal: a problem naming the header.
+      for (const path of ['/tools/list', '/tools/call'] as const) {
+        const refused = await shortcut(mcp.base, path, { ...credentials(demo.mcp_token, demo.tenant.slug), [name]: value }, { name: 'list_records', arguments: {} });
+        expect(refused.status).toBe(422);
+        expect(refused.headers.get('content-type')).toBe('application/problem+json');
+        expect(refused.body).toMatchObject({ detail_key: 'errors.mcp.invalid_request', field: name, detail: expect.stringMatching(message) });
+      }
       // A batch (2025-03-26) refused for it is answered as JSON-RPC 2.0 answers a batch: an array, one error per request, none for its notification.
       const batch = await rpc(
         [

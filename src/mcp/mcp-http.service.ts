@@ -336,7 +336,9 @@ export class McpHttpService {
 
   /**
    * `POST /tools/list` (body ignored) and `POST /tools/call` (`{name, arguments}`): 200 with
-   * the JSON-RPC result, or 400 with the JSON-RPC error object as `{error}`.
+   * the JSON-RPC result. What JSON-RPC refuses as invalid params (an unknown name in the
+   * selection headers, a tool this token may not call) is 422 `invalid_request` naming the header
+   * or `name`, problem+json as every other refusal of these routes.
    */
   private async shortcut(route: 'tools/list' | 'tools/call', caller: McpCaller, request: IncomingMessage, response: ServerResponse): Promise<void> {
     let params: Record<string, unknown> = {};
@@ -345,7 +347,7 @@ export class McpHttpService {
       selection = this.selection(request);
     } catch (error) {
       if (!(error instanceof ToolSelectionRefused)) throw error;
-      return this.json(response, 400, { error: { code: INVALID_PARAMS, message: error.message, data: error.data } });
+      throw new DomainException('McpInvalidRequest', error.message, { field: error.data.header });
     }
     if (route === 'tools/call') {
       checkJsonHeaders(request.headers);
@@ -375,7 +377,11 @@ export class McpHttpService {
       this.tools.noteRefusedArguments(toolRequest, params.name as string, params.arguments);
     }
     const answer: ShortcutAnswer = await this.tools.shortcut(toolRequest, route, params);
-    if (answer.error) return this.json(response, 400, { error: answer.error });
+    if (answer.error?.code === INVALID_PARAMS) {
+      // The SDK's server for this caller has only the tools it may call: any other is not found.
+      throw new DomainException('McpInvalidRequest', `${answer.error.message}: POST /tools/list names the tools this token may call.`, { field: 'name' });
+    }
+    if (answer.error) throw new Error(`the SDK answered ${route} with JSON-RPC error ${answer.error.code}: ${answer.error.message}`);
     const { _meta, ...result } = answer.result ?? {};
     return this.json(response, 200, result);
   }
