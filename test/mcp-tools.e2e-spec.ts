@@ -176,6 +176,44 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const found: any = await client.callTool({ name: 'search_records', arguments: { query: invoice.number } });
       expect(found.structuredContent.data[0]).toMatchObject({ resource: 'invoices', id: invoice.id });
     });
+    it('names the 20 most common MIME types in the documents summary and counts the rest, however many kinds a company has', async () => {
+      const tenant = (await runCli('tenant:create', '--name', 'Many Kinds')).json as { id: string; slug: string };
+      const user = (await runCli('user:create', '--tenant', tenant.id, '--email', 'kinds@example.test', '--permissions', 'files.documents:read')).json.id as string;
+      const token = (await runCli('mcp-token:create', '--tenant', tenant.id, '--user', user, '--tools', '*')).json.token as string;
+      const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await db.connect();
+      try {
+        // Kind k has k documents: 325 in all, kinds 25 down to 6 the 20 most common.
+        await db.query(
+          `INSERT INTO documents (tenant_id, file_name, mime_type, size_bytes, checksum_sha256, owner_type, owner_id, uploaded_at)
+           SELECT $1, 'f.bin', 'application/x-kind-' || k, 10, repeat('a', 64), 'vehicle', gen_random_uuid(), now()
+             FROM generate_series(1, 25) k, generate_series(1, k)`,
+          [tenant.id],
+        );
+        // A MIME type is at most 127 + 1 + 127 characters: no longer one grows an answer that names it.
+        await expect(
+          db.query(
+            `INSERT INTO documents (tenant_id, file_name, mime_type, size_bytes, checksum_sha256, owner_type, owner_id, uploaded_at)
+             VALUES ($1, 'long.bin', 'application/' || repeat('x', 244), 10, repeat('a', 64), 'vehicle', gen_random_uuid(), now())`,
+            [tenant.id],
+          ),
+        ).rejects.toMatchObject({ code: '23514', constraint: 'documents_mime_type_length' });
+      } finally {
+        await db.end();
+      }
+      const summary = await shortcut(mcp.base, '/tools/call', credentials(token, tenant.slug), { name: 'summarise', arguments: { area: 'documents' } });
+      expect(summary.status).toBe(200);
+      const kinds = Array.from({ length: 20 }, (_, index) => 25 - index);
+      expect(summary.body!.structuredContent).toEqual({
+        documents: 325,
+        total_size_bytes: 3250,
+        by_mime_type: Object.fromEntries(kinds.map((kind) => [`application/x-kind-${kind}`, kind])),
+        other_mime_types: 15,
+        by_owner_type: { vehicle: 325 },
+      });
+      expect(Object.keys(summary.body!.structuredContent.by_mime_type)).toEqual(kinds.map((kind) => `application/x-kind-${kind}`));
+    });
+
     it('keeps a page of one named kind within the budget with the resource member each item gains', async () => {
       let cut = 0;
       for (const resource of READ_RESOURCES) {
