@@ -521,6 +521,15 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect((await rpc([call({ limit: 51 }), call({ constructor: 1 }, 22)])).body).toEqual(expect.arrayContaining([expect.objectContaining({ id: 22, error: expect.objectContaining({ code: -32602 }) })]));
       // A message without jsonrpc: 2.0 is no request the SDK runs.
       expect((await rpc({ id: 23, method: 'tools/call', params: { name: 'list_records', arguments: { limit: 51 } } })).body).toMatchObject({ error: { code: -32600 } });
+      // Nor one the SDK refuses as a request: no Accept for its answer (406), or a 2026-07-28 request without _meta (400).
+      const noAccept = await fetch(`${mcp.base}/mcp`, {
+        method: 'POST',
+        headers: { ...credentials(demo.mcp_token, demo.tenant.slug), 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify(call({ limit: 51 }, 24)),
+      });
+      expect(noAccept.status).toBe(406);
+      const withoutMeta = await rpc(call({ limit: 51 }, 25), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'list_records' });
+      expect(withoutMeta.status).toBe(400);
       expect(await refusedCalls()).toBe(before + 1);
     });
 

@@ -265,14 +265,20 @@ export class McpHttpService {
       const refused = message?.method === 'tools/call' ? this.tools.argumentsRefusal(message.params?.arguments) : undefined;
       if (refused !== undefined) return refuse({ code: INVALID_PARAMS, message: `Invalid params: ${refused.reason}.`, data: { field: refused.field } });
     }
-    // The calls the SDK will run (well-formed requests, their name the one the headers give).
+    // The calls the SDK runs if it takes the request (well-formed, their name the one the headers give).
     const named = header(request, 'mcp-name');
+    const refusedBySchema: string[] = [];
     for (const message of messages) {
       if (message?.jsonrpc !== '2.0' || message.id === undefined || message.method !== 'tools/call' || typeof message.params?.name !== 'string') continue;
-      if (named === undefined || named === message.params.name) this.tools.noteRefusedArguments(toolRequest, message.params.name, message.params.arguments);
+      if (named !== undefined && named !== message.params.name) continue;
+      const tool = this.tools.refusedBySchema(toolRequest, message.params.name, message.params.arguments);
+      if (tool !== undefined) refusedBySchema.push(tool);
     }
     request.auth = this.tools.authInfo(toolRequest);
-    return this.mcp(request, response, body);
+    await this.mcp(request, response, body);
+    // Not when the SDK refused the request itself (an HTTP error: no Accept for its answer, a
+    // 2026-07-28 request without its _meta): then it ran no call.
+    if (response.statusCode === 200) for (const tool of refusedBySchema) this.tools.noteRefused(toolRequest, tool);
   }
 
   /** The tools the connection asked to see (X-MCP-Toolsets, X-MCP-Tools). */
@@ -374,9 +380,10 @@ export class McpHttpService {
       this.tools.dropNullArguments(params.arguments);
       const refused = this.tools.argumentsRefusal(params.arguments);
       if (refused !== undefined) throw new DomainException('McpInvalidRequest', `Invalid arguments: ${refused.reason}.`, { field: refused.field });
-      this.tools.noteRefusedArguments(toolRequest, params.name as string, params.arguments);
     }
     const answer: ShortcutAnswer = await this.tools.shortcut(toolRequest, route, params);
+    const refusedBySchema = route === 'tools/call' ? this.tools.refusedBySchema(toolRequest, params.name as string, params.arguments) : undefined;
+    if (refusedBySchema !== undefined) this.tools.noteRefused(toolRequest, refusedBySchema);
     if (answer.error?.code === INVALID_PARAMS) {
       // The SDK's server for this caller has only the tools it may call: any other is not found.
       throw new DomainException('McpInvalidRequest', `${answer.error.message}: POST /tools/list names the tools this token may call.`, { field: 'name' });

@@ -175,16 +175,21 @@ export class ToolServer implements OnModuleDestroy {
   }
 
   /**
-   * Logs and counts as the tool's `refused` call one whose arguments its schema refuses: the SDK
-   * answers it with an `isError` result (so the model can correct its call), short since no
-   * schema message repeats a value, but never reaches our code. Called for a call the SDK will
-   * run, once nothing else refused its request; arguments that are no object are a protocol
+   * The tool whose schema refuses these arguments, when the call names one the caller may use:
+   * the SDK answers such a call with an `isError` result (so the model can correct its call),
+   * short since no schema message repeats a value, but never reaches our code, so the front
+   * counts it (noteRefused) once the SDK has run it. Arguments that are no object are a protocol
    * error the SDK answers instead.
    */
-  noteRefusedArguments(request: ToolRequest, name: string, args: unknown): void {
-    if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args))) return;
+  refusedBySchema(request: ToolRequest, name: string, args: unknown): string | undefined {
+    if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args))) return undefined;
     const tool = this.callable(request).find((candidate) => candidate.name === name);
-    if (tool !== undefined && !tool.input.safeParse(args ?? {}).success) this.record(tool.name, request.caller, 'refused', 0);
+    return tool !== undefined && !tool.input.safeParse(args ?? {}).success ? tool.name : undefined;
+  }
+
+  /** Logs and counts a call of `tool` its schema refused (refusedBySchema) as the tool's `refused` call. */
+  noteRefused(request: ToolRequest, tool: string): void {
+    this.record(tool, request.caller, 'refused', 0);
   }
 
   private usable(caller: McpCaller, selection: ToolSelection): (tool: AgentTool) => boolean {
