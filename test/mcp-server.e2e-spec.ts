@@ -627,6 +627,8 @@ describe('agent-tool server (e2e)', () => {
       expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
       const overBudget = await batch(fourth.token, 2);
       expect(overBudget.status).toBe(429);
+      // Its header counts what the batch leaves: one request, which the next call runs.
+      expect(overBudget.headers.get('ratelimit')).toMatch(/^"mcp";r=1;t=\d+$/);
       expect(await overBudget.json()).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
       expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
       expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(429);

@@ -244,6 +244,8 @@ export class McpHttpService {
     if (requests > 1) {
       await this.countRequest(caller, response, requests - 1).catch(async (refused: unknown) => {
         await this.rateLimiter.refund(counted, caller.tokenId);
+        // Refused, the batch took nothing: left is what its first count left, and that one.
+        response.setHeader('RateLimit', rateLimitHeader(counted.states.map((state) => ({ ...state, remaining: state.remaining + 1 }))));
         throw refused;
       });
     }
