@@ -320,6 +320,18 @@ describe('Idempotency-Key (e2e)', () => {
     });
   });
 
+  it('refuses a change made outside a transaction while an idempotent request runs: it would commit without the claim', async () => {
+    const outside = () => db.query(`SELECT count(*)::int AS n FROM customers WHERE tenant_id = $1 AND name = 'made outside a transaction'`, [session.tenant.id]);
+    const refused = await post('/v1/test_idempotency/outside_transaction', randomUUID(), {});
+    expectProblem(refused, 500, 'errors.common.internal', 'internal');
+    expect(await outside()).toEqual([{ n: 0 }]);
+    expect(await rows()).toEqual([]);
+    // Without an Idempotency-Key there is no claim to commit with: the same change is made.
+    const plain = await api.http.post('/v1/test_idempotency/outside_transaction').set('Authorization', session.auth).send({});
+    expect(plain.status).toBe(201);
+    expect(await outside()).toEqual([{ n: 1 }]);
+  });
+
   it('does not store a 5xx: a retry runs again', async () => {
     const key = randomUUID();
     const before = idempotentRuns.count;

@@ -112,6 +112,11 @@ class TestIdempotencyController {
 
   private async answer(auth: AuthContext, outcome: string, body: unknown): Promise<unknown> {
     idempotentRuns.count += 1;
+    if (outcome === 'outside_transaction') {
+      // A change not in TenantData.transaction: it would commit without the request's claim.
+      await this.data.forTenant(auth.tenantId).query(`INSERT INTO customers (tenant_id, name) VALUES ($1, 'made outside a transaction')`);
+      return { outcome };
+    }
     const data = Object.assign(await this.check.example('fin.invoice.updated'), { outcome, body });
     const event = await this.data.transaction(auth.tenantId, async (scope) => {
       const published = await this.events.publish(scope, 'fin.invoice.updated', data);

@@ -154,6 +154,30 @@ describe('subscriber tools (e2e)', () => {
       expect(at('/retry')).toHaveLength(2);
     });
 
+    it('commits its change with its Idempotency-Key claim: a process that stops before storing the answer is never run again', async () => {
+      const { endpoint, row } = await waitingDelivery('/retry-claim');
+      const key = `retry-claim-${row.id}`;
+      // Storing this key's answer fails, as if the process had died right after its change committed.
+      await db.query(`CREATE FUNCTION refuse_retry_answer() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the process stopped'; END $$`);
+      await db.query(`CREATE TRIGGER refuse_retry_answer BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+        WHEN (NEW.key = '${key}' AND NEW.state = 'completed') EXECUTE FUNCTION refuse_retry_answer()`);
+      try {
+        const retry = () => post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${row.id}/retry`).set('Idempotency-Key', key);
+        expect((await retry()).status).toBe(202);
+        // Before: in_progress, though the change had committed; past the stale limit a repeat took it over and ran it again.
+        expect(await db.query(`SELECT state FROM idempotency_keys WHERE key = $1`, [key])).toEqual([{ state: 'committed' }]);
+        const [{ updated_at: hurriedAt }] = await db.query(`SELECT updated_at FROM webhook_deliveries WHERE id = $1`, [row.id]);
+        await db.query(`UPDATE idempotency_keys SET locked_at = clock_timestamp() - interval '61 seconds' WHERE key = $1`, [key]);
+        const repeat = await retry();
+        expect(repeat.status).toBe(409);
+        expect(repeat.body.detail_key).toBe('errors.platform.idempotency.replay_unavailable');
+        expect(await db.query(`SELECT updated_at FROM webhook_deliveries WHERE id = $1`, [row.id])).toEqual([{ updated_at: hurriedAt }]);
+      } finally {
+        await db.query('DROP TRIGGER refuse_retry_answer ON idempotency_keys');
+        await db.query('DROP FUNCTION refuse_retry_answer');
+      }
+    });
+
     it('sends nothing twice when asked while an attempt is in flight', async () => {
       const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/retry-flight') });
       receiver.respond = (request) => (request.path === '/retry-flight' ? { status: 204, delayMs: 800 } : { status: 204 });

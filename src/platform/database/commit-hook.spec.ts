@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { EntityManager } from 'typeorm';
-import { runCommitHook, withCommitHook } from './commit-hook.js';
+import { refuseChangeOutsideTransaction, runCommitHook, withCommitHook } from './commit-hook.js';
 
 describe('withCommitHook', () => {
   afterEach(() => jest.restoreAllMocks());
@@ -43,5 +43,26 @@ describe('withCommitHook', () => {
     await withCommitHook(async () => void ran.push('again'), () => runCommitHook(manager));
     expect(ran).toEqual(['again']);
     expect(disable).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('refuseChangeOutsideTransaction', () => {
+  const changes = [
+    'INSERT INTO customers (tenant_id, name) VALUES ($1, $2)',
+    'update webhook_deliveries set next_attempt_at = clock_timestamp() WHERE tenant_id = $1',
+    'UPDATE invoices AS i SET notes = NULL WHERE i.tenant_id = $1',
+    'WITH gone AS (DELETE FROM events WHERE tenant_id = $1 RETURNING id) SELECT count(*) FROM gone',
+  ];
+  const reads = ['SELECT id FROM invoices WHERE tenant_id = $1 FOR UPDATE', 'SELECT id FROM webhook_deliveries WHERE tenant_id = $1 FOR UPDATE SKIP LOCKED', 'SELECT updated_at FROM invoices WHERE tenant_id = $1'];
+
+  it('refuses, while an idempotent request runs, a statement that changes rows, and a repository write (no text)', async () => {
+    await withCommitHook(async () => undefined, async () => {
+      for (const sql of [...changes, undefined]) expect(() => refuseChangeOutsideTransaction(sql)).toThrow(/outside a transaction/);
+      for (const sql of reads) expect(() => refuseChangeOutsideTransaction(sql)).not.toThrow();
+    });
+  });
+
+  it('lets everything through when no idempotent request runs', () => {
+    for (const sql of [...changes, ...reads, undefined]) expect(() => refuseChangeOutsideTransaction(sql)).not.toThrow();
   });
 });

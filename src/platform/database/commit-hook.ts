@@ -34,3 +34,18 @@ export async function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>
 export async function runCommitHook(manager: EntityManager): Promise<void> {
   await hooks.getStore()?.(manager);
 }
+
+/** A statement that changes rows; `FOR UPDATE` locks them, which is no change. */
+const CHANGE = /\b(insert\s+into|update\s+[\w.]+(\s+(as\s+)?\w+)?\s+set|delete\s+from|merge\s+into)\b/i;
+
+/**
+ * Refuses a change made outside a transaction while an idempotent request runs: it would commit
+ * without the request's claim, and a repeat could then take the claim over and make the change
+ * again (the delivery retry did until a review found it). TenantScope and TenantRepository call
+ * it before each statement they run outside a transaction: `sql` when it is a text, which is
+ * let through unless it changes rows.
+ */
+export function refuseChangeOutsideTransaction(sql?: string): void {
+  if (hooks.getStore() === undefined || (sql !== undefined && !CHANGE.test(sql))) return;
+  throw new Error('An idempotent request changes data outside a transaction: make the change in TenantData.transaction, so that its claim commits with it');
+}

@@ -1,5 +1,5 @@
 import { hotQuery, hotQueryIn } from '../database/hot-query.js';
-import { runCommitHook } from '../database/commit-hook.js';
+import { refuseChangeOutsideTransaction, runCommitHook } from '../database/commit-hook.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type {
@@ -94,6 +94,7 @@ export class TenantScope {
    */
   async query<R = Record<string, unknown>>(sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
     requireTenantParameter(sql);
+    if (!this.manager.queryRunner) refuseChangeOutsideTransaction(sql);
     // The rows, whatever the statement: TypeORM's plain query answers an UPDATE or DELETE as
     // [rows, count], which read as rows gave two `undefined` ids (a retry offered "" to the gate).
     const runner = this.manager.queryRunner ?? this.manager.connection.createQueryRunner();
@@ -111,6 +112,7 @@ export class TenantScope {
    */
   async hotQuery<R>(name: string, sql: string, parameters: readonly unknown[] = []): Promise<R[]> {
     requireTenantParameter(sql);
+    if (!this.manager.queryRunner) refuseChangeOutsideTransaction(sql);
     const values = [this.tenantId, ...parameters];
     return this.manager.queryRunner ? hotQueryIn<R>(this.manager, name, sql, values) : hotQuery<R>(this.manager.connection, name, sql, values);
   }
@@ -171,6 +173,7 @@ export class TenantRepository<E extends TenantOwned> {
    * in 16 bits), which 10,000 rows of a few columns exceed.
    */
   async insert(values: ScopedValues<E> | readonly ScopedValues<E>[]): Promise<string[]> {
+    this.changing();
     const rows = ((Array.isArray(values) ? values : [values]) as ScopedValues<E>[]).map((row) => this.owned(row));
     const ids: string[] = [];
     for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
@@ -182,6 +185,7 @@ export class TenantRepository<E extends TenantOwned> {
 
   /** Inserts one row of this company and answers it as stored (generated columns filled in). */
   save(values: ScopedValues<E>): Promise<E> {
+    this.changing();
     return this.repository.save(this.owned(values) as E);
   }
 
@@ -192,6 +196,7 @@ export class TenantRepository<E extends TenantOwned> {
    * otherwise be stamped in the opposite order to the one they were applied in.
    */
   async update(where: ScopedWhere<E>, values: ScopedValues<E>): Promise<number> {
+    this.changing();
     const updatedAt = this.repository.metadata.updateDateColumn?.propertyName;
     const stamped = updatedAt === undefined || updatedAt in values ? values : { ...values, [updatedAt]: () => 'clock_timestamp()' };
     return (await this.repository.update(this.where(where), this.owned(stamped as ScopedValues<E>))).affected ?? 0;
@@ -233,6 +238,10 @@ export class TenantRepository<E extends TenantOwned> {
         return setParameters(parameters);
       },
     });
+  }
+
+  private changing(): void {
+    if (!this.repository.manager.queryRunner) refuseChangeOutsideTransaction();
   }
 
   private where(where?: ScopedWhere<E>): FindOptionsWhere<E> {

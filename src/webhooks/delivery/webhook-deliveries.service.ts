@@ -131,11 +131,15 @@ export class WebhookDeliveriesService {
     const delivery = await this.findDelivery(scope, endpoint, deliveryId);
     assertCanReceive(endpoint);
     if (delivery.status !== 'pending') throw notPending(delivery);
-    const hurried = await scope.query<{ id: string }>(
-      `UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
-        WHERE tenant_id = $1 AND id = $2 AND status = 'pending' AND (leased_until IS NULL OR leased_until < clock_timestamp())
-        RETURNING id`,
-      [delivery.id],
+    // In a transaction, as every change of an idempotent request, so that the claim commits with it
+    // (TenantData.transaction): on its own, a repeat could take the claim over and hurry it again.
+    const hurried = await this.data.transaction(endpoint.tenantId, (hurrying) =>
+      hurrying.query<{ id: string }>(
+        `UPDATE webhook_deliveries SET next_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
+          WHERE tenant_id = $1 AND id = $2 AND status = 'pending' AND (leased_until IS NULL OR leased_until < clock_timestamp())
+          RETURNING id`,
+        [delivery.id],
+      ),
     );
     if (hurried.length > 0) await this.offer(endpoint, hurried);
     const now = await this.findDelivery(scope, endpoint, deliveryId);
