@@ -24,7 +24,7 @@ function currencies(value: string): string[] {
 /** A key's expiry. One already past is taken too (operations.md asks for an RFC 3339 time only): the key is refused from its first request. */
 function expiry(value: string): Date {
   const date = parseRfc3339DateTime(value);
-  if (!date) throw new Error(`not an RFC 3339 timestamp: ${value}`);
+  if (!date) throw new InvalidArgumentError(`not an RFC 3339 timestamp: ${value}`);
   return date;
 }
 

@@ -99,6 +99,7 @@ describe('loadConfig', () => {
     ['PORT', 'abc', 'PORT: PORT must be an integer number'],
     ['PORT', '70000', 'PORT: PORT must not be greater than 65535'],
     ['MCP_PORT', '-1', 'MCP_PORT: MCP_PORT must not be less than 0'],
+    ['CURSOR_SECRET', 'short', 'CURSOR_SECRET: CURSOR_SECRET must be at least 32 characters (openssl rand -base64 32)'],
   ])('gives for %s=%s the one reason that applies', (name, value, reason) => {
     expect(() => loadConfig({ [name]: value })).toThrow(`Invalid configuration:\n  ${reason}\n`.trimEnd());
     expect(() => loadConfig({ [name]: value })).not.toThrow(/;/);

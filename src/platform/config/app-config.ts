@@ -357,7 +357,7 @@ export class AppConfig {
    */
   @IsOptional()
   @IsString()
-  @Matches(/^.{32,}$/)
+  @Matches(/^.{32,}$/, { message: 'CURSOR_SECRET must be at least 32 characters (openssl rand -base64 32)' })
   CURSOR_SECRET?: string = undefined;
 
   /**
