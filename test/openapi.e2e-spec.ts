@@ -59,6 +59,9 @@ describe('OpenAPI document (e2e)', () => {
     it('documents the Idempotency-Key header and its 409 on @Idempotent() operations only', () => {
       const post = document.paths['/v1/test_events'].post;
       expect(post.parameters).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false }));
+      // What is not kept, as the interceptor behind the guards and the body parser does it: refusals before the operation runs.
+      const key = post.parameters.find((parameter: { name: string }) => parameter.name === 'Idempotency-Key');
+      expect(key.description).toMatch(/a 5xx is never kept, nor a refusal before the operation runs \(authentication, the key lacking the route's scope, a body that is not JSON/);
       expect(post.responses['409'].description).toMatch(/errors\.idempotency\.body_mismatch.*in_progress.*replay_unavailable/s);
       expect(document.paths['/v1/test_events'].get.parameters).not.toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }));
     });

@@ -26,8 +26,10 @@ export function Idempotent(options: { sealResponse?: boolean } = {}): MethodDeco
       description:
         `Up to 255 printable ASCII characters chosen by the client. For ${IDEMPOTENCY_RETENTION_HOURS} hours a repeat from the same ` +
         'API key with the same key, method and path is not run again: the first status and body are returned with ' +
-        '`Idempotency-Replayed: true`. Answers with status 200-499 are kept, except 422 ' +
-        `\`${Errors.InvalidReference.detailKey}\` and \`${Errors.InvalidInput.detailKey}\`; a 5xx is never kept. Request bodies ` +
+        '`Idempotency-Replayed: true`. Answers the operation gives with status 200-499 are kept, except 422 ' +
+        `\`${Errors.InvalidReference.detailKey}\` and \`${Errors.InvalidInput.detailKey}\`; a 5xx is never kept, nor a refusal ` +
+        'before the operation runs (authentication, the key lacking the route\'s scope, a body that is not JSON, too large or of ' +
+        'another media type, an unsupported or sunset OH-Version, the general rate limit): a repeat is checked again. Request bodies ' +
         'are compared as JSON, member order ignored. An empty, longer or non-printable key, or two of these headers, gives 422 ' +
         `\`${Errors.IdempotencyKeyInvalid.detailKey}\`.`,
       schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },

@@ -220,7 +220,10 @@ function responseHeaders(config: AppConfig): Record<string, HeaderObject> {
     },
     RetryAfter: { description: 'Seconds to wait before retrying (whole seconds, at least 1).', schema: { type: 'integer', minimum: 1 }, example: 1 },
     IdempotencyReplayed: {
-      description: '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise.',
+      description:
+        '`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`; absent otherwise. Only what ' +
+        'the operation itself answered is stored: a refusal before it runs (authentication, the route\'s own scope check, a body ' +
+        'that is not JSON) is never a replay.',
       schema: { type: 'string', enum: ['true'] },
       example: 'true',
     },
