@@ -159,8 +159,9 @@ export class McpHttpService {
 
   /**
    * The caller of a request that needs a token. Failed authentications count per client address
-   * with the REST API's (AUTH_FAILURES_PER_MINUTE, one counter in Redis for both servers): past
-   * the limit, the address is answered 429 until the window ends, a valid token included.
+   * with the REST API's (AUTH_FAILURES_PER_MINUTE, one counter in Redis for both servers): once
+   * this server has seen the count past the limit, the address is answered 429 until the window
+   * ends, a valid token included (docs/choices.md, "Failed authentications per client address").
    */
   private async authenticate(request: IncomingMessage): Promise<McpCaller> {
     const address = () => this.clientAddress(request);
