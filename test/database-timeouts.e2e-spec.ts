@@ -1,7 +1,7 @@
 import pg, { type Pool, type PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
-import { dataSourceOptions } from '../src/platform/database/database.js';
+import { dataSourceOptions, migrate } from '../src/platform/database/database.js';
 import { DroppingClient } from '../src/platform/database/dropping-client.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
@@ -173,5 +173,40 @@ describe('a database that stops answering (e2e)', () => {
       proxy.up();
       await pool.end();
     }
+  });
+});
+
+/**
+ * A migration that fails (here: a role without the right to create the migrations table) ends
+ * the start with its error, and releases the migration lock every other process's start waits on.
+ */
+describe('a migration that fails (e2e)', () => {
+  const suffix = `${process.pid}_${Date.now()}`;
+  const database = `integrations_test_migfail_${suffix}`;
+  const role = `migfail_${suffix}`;
+  const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  const urlOf = (user: string) => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.username = user;
+    url.pathname = `/${database}`;
+    return url.toString();
+  };
+
+  beforeAll(async () => {
+    await admin.connect();
+    await admin.query(`CREATE ROLE ${role} LOGIN`);
+    // PostgreSQL 15 and later: only the database's owner creates tables in its public schema.
+    await admin.query(`CREATE DATABASE ${database}`);
+  });
+  afterAll(async () => {
+    await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    await admin.query(`DROP ROLE IF EXISTS ${role}`);
+    await admin.end();
+  });
+
+  it('rejects with the database error instead of waiting for ever, and leaves the lock free for the next start', async () => {
+    // Before: the unlock waited for the one connection TypeORM kept, and this never settled.
+    await expect(migrate(urlOf(role))).rejects.toThrow(/permission denied/);
+    expect((await migrate(urlOf(new URL(process.env.DATABASE_URL!).username))).length).toBeGreaterThan(0);
   });
 });

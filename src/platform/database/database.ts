@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DataSource, type DataSourceOptions } from 'typeorm';
+import { DataSource, type DataSourceOptions, MigrationExecutor } from 'typeorm';
 import { type AppConfig, MAX_TIMER_MS } from '../config/app-config.js';
 import { loadSqlMigrations } from './migrations.js';
 import { SnakeNamingStrategy } from './snake-naming.strategy.js';
@@ -121,15 +121,23 @@ export async function migrate(url: string): Promise<string[]> {
   await ensureDatabase(url);
   const dataSource = new DataSource({ ...dataSourceOptions(url), extra: { max: 1 } });
   await dataSource.initialize();
+  // One connection, held here from the lock to its release: TypeORM keeps the connection it took
+  // for a migration that fails outside a transaction (its own table, without the right to create
+  // it), and the unlock then waited for the pool's only connection for ever, holding the lock
+  // every other process's start waits on (found by a review).
+  const runner = dataSource.createQueryRunner();
   try {
-    await dataSource.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
+    await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
     try {
-      const applied = await dataSource.runMigrations({ transaction: 'each' });
+      const migrations = new MigrationExecutor(dataSource, runner);
+      migrations.transaction = 'each';
+      const applied = await migrations.executePendingMigrations();
       return applied.map((migration) => migration.name);
     } finally {
-      await dataSource.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
     }
   } finally {
+    await runner.release();
     await dataSource.destroy();
   }
 }

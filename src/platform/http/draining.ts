@@ -1,21 +1,32 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import { whenClosed } from '../logging/request-log.js';
 
 /**
  * Counts a server's requests in flight, so that a stopping process can say what it drained.
  * `drain` stops accepting, waits for the requests in flight (closing idle keep-alive connections
- * at once, and any left after `drainMs`), and answers how many there were when it began.
+ * at once, and any left after `drainMs`), and answers how many there were when it began. From
+ * then on every answer closes its connection (`Connection: close`): a kept-alive connection would
+ * bring the next request of its client, to be cut at `drainMs`, and an idle one would hold the
+ * drain until its keep-alive timeout.
  */
 export function trackRequests(server: Server, drainMs: number): { inFlight: () => number; drain: () => Promise<number> } {
-  let inFlight = 0;
+  const inFlight = new Set<ServerResponse>();
+  let draining = false;
   server.on('request', (_request, response) => {
-    inFlight += 1;
-    whenClosed(response, () => (inFlight -= 1));
+    inFlight.add(response);
+    if (draining) response.shouldKeepAlive = false;
+    whenClosed(response, () => {
+      inFlight.delete(response);
+      // An answer whose head went out before the drain began (a stream) left its connection kept alive.
+      if (draining) setImmediate(() => server.closeIdleConnections());
+    });
   });
   return {
-    inFlight: () => inFlight,
+    inFlight: () => inFlight.size,
     drain: async () => {
-      const atStart = inFlight;
+      const atStart = inFlight.size;
+      draining = true;
+      for (const response of inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), drainMs);
