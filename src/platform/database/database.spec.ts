@@ -1,5 +1,5 @@
 import { parse } from 'pg-connection-string';
-import { unansweredQueryMs, withSessionSettings } from './database.js';
+import { migrate, unansweredQueryMs, withSessionSettings } from './database.js';
 
 describe('unansweredQueryMs', () => {
   it('waits the statement timeout and 2 s more, never past what a Node timer can wait (a longer one fires at once)', () => {
@@ -26,5 +26,17 @@ describe('withSessionSettings', () => {
     expect(read('postgres://u:a+b@h/db')).toMatchObject({ user: 'u', password: 'a+b', options: '-c jit=off -c synchronous_commit=off' });
     expect(read('postgres://u:a%40b@h/db')).toMatchObject({ password: 'a@b', options: '-c jit=off -c synchronous_commit=off' });
     expect(read('postgres://u:p%zz@h/db')).toMatchObject({ password: 'p%zz', options: '-c jit=off -c synchronous_commit=off' });
+  });
+});
+
+describe('migrate, when the server cannot be reached', () => {
+  it.each([
+    ['postgres:///db?host=/var/run/no-such-dir&user=u&password=hunter2', '/var/run/no-such-dir:5432'],
+    ['postgres:///db?host=127.0.0.1&port=1&user=u&password=hunter2', '127.0.0.1:1'],
+    ['postgres://u:hunter2@127.0.0.1:1/db', '127.0.0.1:1'],
+  ])('names the server %s points to, as pg reads it, and never its password', async (url, server) => {
+    const failed = await migrate(url).catch((error: Error) => error);
+    expect((failed as Error).message).toMatch(new RegExp(`^cannot connect to PostgreSQL at ${server.replace(/[./]/g, '\\$&')} \\(DATABASE_URL\\): `));
+    expect((failed as Error).message).not.toContain('hunter2');
   });
 });

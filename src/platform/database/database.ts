@@ -20,7 +20,8 @@ function withDatabase(url: string, name: string): string {
 /** Where `url` points, without its credentials: for messages. */
 function describeServer(url: string): string {
   const parsed = new URL(url);
-  return `${parsed.hostname}:${parsed.port || '5432'}`;
+  // As pg reads the URL: `host` and `port` parameters win (a socket directory is written only so).
+  return `${parsed.searchParams.get('host') ?? parsed.hostname}:${parsed.searchParams.get('port') ?? (parsed.port || '5432')}`;
 }
 
 /** How much longer than the statement timeout a query waits for a server that does not answer at all. */
