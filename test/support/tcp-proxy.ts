@@ -14,6 +14,8 @@ export interface TcpProxy {
   stall: () => void;
   /** When the proxy first cut a new connection since it last went down. */
   firstRefusalAt: () => number | undefined;
+  /** How many new connections it has cut in all. */
+  refusals: () => number;
   close: () => Promise<void>;
 }
 
@@ -22,10 +24,12 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
   const pairs = new Set<[Socket, Socket]>();
   let forwarding = false;
   let firstRefusalAt: number | undefined;
+  let refusals = 0;
   const server = createServer((client) => {
     client.on('error', () => undefined);
     if (!forwarding) {
       firstRefusalAt ??= Date.now();
+      refusals += 1;
       client.destroy();
       return;
     }
@@ -62,6 +66,7 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
       }
     },
     firstRefusalAt: () => firstRefusalAt,
+    refusals: () => refusals,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DeliveryGate, type Grant } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { testConfig } from '../support/config.js';
+import { tcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -222,6 +223,26 @@ describe('delivery gate (Redis)', () => {
     // Served now at the full cap, not after the minute's cool-down or the two minutes' hold.
     expect((await b.take(10, T0 + 3)).grants).toHaveLength(3);
   });
+
+  it('subscribes to wake-ups once Redis is back when it was away at the start, however long', async () => {
+    const proxy = await tcpProxy({ host: new URL(process.env.REDIS_URL!).hostname, port: Number(new URL(process.env.REDIS_URL!).port || 6379) });
+    const [gate] = twoWorkers({ REDIS_URL: `redis://127.0.0.1:${proxy.port}` });
+    const redis = new Redis(process.env.REDIS_URL!);
+    try {
+      let woken = 0;
+      gate.onWake(() => (woken += 1));
+      // Past the 20 retries of a command after which ioredis used to give the SUBSCRIBE up.
+      await waitFor(async () => proxy.refusals() > 21, 30_000, 'the reconnects');
+      proxy.up();
+      const channel = `${process.env.REDIS_PREFIX}-gate-${prefix}:wh:wake`;
+      await waitFor(async () => Number(((await redis.pubsub('NUMSUB', channel)) as [string, number])[1]) > 0, 10_000, 'the wake-up subscription');
+      await redis.publish(channel, 'wake');
+      await waitFor(async () => woken > 0, 5000, 'the wake-up');
+    } finally {
+      redis.disconnect();
+      await proxy.close();
+    }
+  }, 60_000);
 
   it('forgets the slots in flight too (another URL, or an endpoint no longer attempted): what they meet afterwards opens no circuit and holds nothing', async () => {
     const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '2', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });

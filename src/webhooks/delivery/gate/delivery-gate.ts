@@ -206,7 +206,9 @@ export class DeliveryGate implements OnApplicationShutdown {
    */
   onWake(listener: () => void): void {
     if (!this.subscriber) {
-      this.subscriber = this.redis.duplicate({ connectionName: `${this.prefix}:gate-wake`, lazyConnect: false, commandTimeout: undefined });
+      // No timeout and no limit of retries: a worker started while Redis is away subscribes once it
+      // is back (after 20 reconnects ioredis gave the SUBSCRIBE up, and the worker never woke).
+      this.subscriber = this.redis.duplicate({ connectionName: `${this.prefix}:gate-wake`, lazyConnect: false, commandTimeout: undefined, maxRetriesPerRequest: null });
       const warn = throttledWarning((message) => this.logger.warn(message));
       this.subscriber.on('error', (error: Error) => warn(`delivery gate wake-ups: Redis: ${error.message}`));
     }
