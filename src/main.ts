@@ -7,7 +7,7 @@ import { migrate, unansweredQueryMs } from './platform/database/database.js';
 import { trackRequests } from './platform/http/draining.js';
 import { createLogger } from './platform/logging/logger.js';
 import { serveMetrics } from './platform/metrics/metrics-server.js';
-import { Metrics } from './platform/metrics/metrics.service.js';
+import { processMetrics } from './platform/metrics/metrics.service.js';
 import { applyV8Flags } from './platform/runtime/v8-flags.js';
 import { settlesWithin } from './platform/timing/settles-within.js';
 
@@ -72,9 +72,16 @@ async function main(): Promise<void> {
   const applied = await migrate(config.DATABASE_URL);
   if (applied.length > 0) logger.info(`applied migrations: ${applied.join(', ')}`);
 
-  let metrics: Metrics | undefined;
   // Requests in flight get the time a database that does not answer takes to be answered 503.
   const drainMs = unansweredQueryMs(config) + DRAIN_MARGIN_MS;
+  // Before the roles, from the process's one registry (each role adds its metrics to it): a role
+  // still starting, as a worker waiting for Redis, must not leave the process unscraped.
+  if (config.METRICS_PORT !== undefined && !stopping) {
+    const server = await serveMetrics(config.METRICS_PORT, processMetrics, (error) => logger.error({ err: error }, 'collecting metrics failed'));
+    const scrapes = trackRequests(server, drainMs);
+    logger.info({ metrics_port: (server.address() as AddressInfo).port }, 'metrics served');
+    stops.push({ role: 'metrics', stop: async () => ({ in_flight_requests: await scrapes.drain() }) });
+  }
   // Each role's module graph is imported only when the role runs: an API-only process then never
   // loads the agent-tool server's SDK or the worker's handlers, which would only hold memory.
   if (config.hasRole('api') && !stopping) {
@@ -85,7 +92,6 @@ async function main(): Promise<void> {
       await closeWithin(app.close(), 'api', logger);
       return;
     }
-    metrics = app.get(Metrics);
     const requests = trackRequests(app.getHttpServer(), drainMs);
     await app.listen(config.PORT);
     // The bound port, which differs from PORT when PORT is 0.
@@ -106,7 +112,6 @@ async function main(): Promise<void> {
       await closeWithin(mcp.context.close(), 'mcp', logger);
       return;
     }
-    metrics = mcp.context.get(Metrics);
     const requests = trackRequests(mcp.server, drainMs);
     // A port in use fails the start with its message, as the REST API's does (it threw from an 'error' event no one heard).
     await new Promise<void>((resolve, reject) => {
@@ -134,18 +139,11 @@ async function main(): Promise<void> {
       logger.info('worker closed before it started');
       return;
     }
-    metrics = worker.get(Metrics);
     logger.info('worker started');
     // The delivery dispatcher logs the attempts it let finish; the queue workers finish their jobs.
     // Bounded: with Redis unreachable, BullMQ's close waits for it for ever. A job cut short is
     // stalled, and run again; the attempts have drained by then (each within WEBHOOK_TIMEOUT_MS).
     stops.push({ role: 'worker', stop: () => closeWithin(worker.close(), 'worker', logger, config.WEBHOOK_TIMEOUT_MS + WORKER_STOP_MARGIN_MS) });
-  }
-  if (metrics && config.METRICS_PORT !== undefined && !stopping) {
-    const server = await serveMetrics(config.METRICS_PORT, metrics, (error) => logger.error({ err: error }, 'collecting metrics failed'));
-    const scrapes = trackRequests(server, drainMs);
-    logger.info({ metrics_port: (server.address() as AddressInfo).port }, 'metrics served');
-    stops.push({ role: 'metrics', stop: async () => ({ in_flight_requests: await scrapes.drain() }) });
   }
 }
 

@@ -4,6 +4,7 @@ import pg from 'pg';
 import request from 'supertest';
 import { dropDatabase } from '../src/platform/database/database.js';
 import { loadSqlMigrations } from '../src/platform/database/migrations.js';
+import { freePort } from './support/free-port.js';
 import { listeningPort, spawnMain } from './support/main-process.js';
 import { waitFor } from './support/wait-for.js';
 
@@ -64,9 +65,26 @@ describe('node dist/main.js (e2e)', () => {
     const started = spawnMain({ APP_ROLES: 'mcp', MCP_PORT: '0', METRICS_PORT: '0' });
     try {
       const port = await waitFor(async () => started.lines().find((line) => typeof line.metrics_port === 'number')?.metrics_port as number | undefined, 60_000, 'the metrics line');
+      // Served from before the role starts; the role's own metrics join once it has.
+      await waitFor(async () => started.lines().some((line) => /agent-tool server listening/.test(String(line.msg))), 60_000, 'the agent-tool server');
       const scraped = await request(`http://127.0.0.1:${port}`).get('/metrics');
       expect(scraped.status).toBe(200);
       expect(scraped.text).toMatch(/^# TYPE mcp_tool_calls_total counter$/m);
+    } finally {
+      await started.stop();
+    }
+  }, 90_000);
+
+  it('serves metrics on METRICS_PORT while a worker waits for Redis at its start', async () => {
+    const closed = await freePort();
+    const started = spawnMain({ APP_ROLES: 'worker', METRICS_PORT: '0', REDIS_URL: `redis://127.0.0.1:${closed}` });
+    try {
+      const port = await waitFor(async () => started.lines().find((line) => typeof line.metrics_port === 'number')?.metrics_port as number | undefined, 60_000, 'the metrics line');
+      const scraped = await request(`http://127.0.0.1:${port}`).get('/metrics');
+      expect(scraped.status).toBe(200);
+      expect(scraped.text).toMatch(/^# TYPE process_cpu_user_seconds_total counter$/m);
+      // Before: nothing listened on METRICS_PORT until every role had started, here never.
+      expect(started.lines().some((line) => line.msg === 'worker started')).toBe(false);
     } finally {
       await started.stop();
     }

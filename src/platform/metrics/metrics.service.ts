@@ -9,6 +9,9 @@ import { settlesWithin } from '../timing/settles-within.js';
 const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
+/** The process's registry, for the metrics server that starts before any role (main.ts). */
+export const processMetrics: Pick<Metrics, 'registry'> = { registry };
+
 const requestDuration = new Histogram({
   name: 'http_request_duration_seconds',
   help: 'Duration of REST API requests, by method, route pattern and status',
