@@ -194,9 +194,15 @@ describe('a migration that fails (e2e)', () => {
 
   beforeAll(async () => {
     await admin.connect();
-    await admin.query(`CREATE ROLE ${role} LOGIN`);
-    // PostgreSQL 15 and later: only the database's owner creates tables in its public schema.
+    // The admin's password, for a server that asks one over TCP.
+    const password = new URL(process.env.DATABASE_URL!).password;
+    await admin.query(`CREATE ROLE ${role} LOGIN${password ? ` PASSWORD '${decodeURIComponent(password).replace(/'/g, "''")}'` : ''}`);
     await admin.query(`CREATE DATABASE ${database}`);
+    // Only the database's owner creates tables in its public schema (PostgreSQL 15's default, stated for older servers).
+    const owner = new pg.Client({ connectionString: urlOf(new URL(process.env.DATABASE_URL!).username) });
+    await owner.connect();
+    await owner.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+    await owner.end();
   });
   afterAll(async () => {
     await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);

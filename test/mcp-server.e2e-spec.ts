@@ -86,6 +86,19 @@ describe('agent-tool server (e2e)', () => {
         await closed;
       }
       expect((await shortcut(mcp.base, '/tools/list', credentials(a.mcp_token, a.tenant.slug))).status).toBe(200);
+      // A refusal of a body read whole keeps its connection (Node marks that request destroyed too).
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      const headers = Object.entries({ ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json' })
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      socket.write(`POST /tools/call HTTP/1.1\r\nHost: localhost\r\n${headers}Content-Length: 5\r\n\r\n{nope`);
+      await waitFor(async () => (answer.includes('\r\n\r\n') ? answer : undefined), 10_000, 'the 422');
+      expect(answer).toMatch(/^HTTP\/1\.1 422 /);
+      expect(answer).toMatch(/\r\nConnection: keep-alive\r\n/i);
+      socket.destroy();
     });
 
     it('sends the REST API\'s security and cache headers on every answer: data that nothing may sniff, load, frame or keep', async () => {

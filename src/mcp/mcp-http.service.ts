@@ -151,8 +151,9 @@ export class McpHttpService {
         return;
       }
       // A body given up part-read (over 1 MiB) leaves its rest on the connection, where it would be
-      // read as the next request: the answer closes the connection. (Node reads an untouched body off itself.)
-      if (request.destroyed) response.setHeader('Connection', 'close');
+      // read as the next request: the answer closes the connection. (Node reads an untouched body
+      // off itself, and a request read to its end is destroyed too, but complete.)
+      if (request.destroyed && !request.complete) response.setHeader('Connection', 'close');
       this.problem(response, problem);
     }
   };

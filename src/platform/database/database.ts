@@ -135,7 +135,9 @@ export async function migrate(url: string): Promise<string[]> {
       const applied = await migrations.executePendingMigrations();
       return applied.map((migration) => migration.name);
     } finally {
-      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]);
+      // A failed unlock (the connection lost) must not replace the migration's own error or
+      // outcome: the session's end, just below, frees the lock anyway.
+      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     }
   } finally {
     await runner.release();

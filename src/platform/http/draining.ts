@@ -5,9 +5,9 @@ import { whenClosed } from '../logging/request-log.js';
  * Counts a server's requests in flight, so that a stopping process can say what it drained.
  * `drain` stops accepting, waits for the requests in flight (closing idle keep-alive connections
  * at once, and any left after `drainMs`), and answers how many there were when it began. From
- * then on every answer closes its connection (`Connection: close`): a kept-alive connection would
- * bring the next request of its client, to be cut at `drainMs`, and an idle one would hold the
- * drain until its keep-alive timeout.
+ * then on every answer whose head is still to be sent closes its connection (`Connection:
+ * close`): kept alive, the connection would bring its client's next request, to be cut at
+ * `drainMs`, or stay idle and hold the drain until its keep-alive timeout.
  */
 export function trackRequests(server: Server, drainMs: number): { inFlight: () => number; drain: () => Promise<number> } {
   const inFlight = new Set<ServerResponse>();
@@ -15,11 +15,7 @@ export function trackRequests(server: Server, drainMs: number): { inFlight: () =
   server.on('request', (_request, response) => {
     inFlight.add(response);
     if (draining) response.shouldKeepAlive = false;
-    whenClosed(response, () => {
-      inFlight.delete(response);
-      // An answer whose head went out before the drain began (a stream) left its connection kept alive.
-      if (draining) setImmediate(() => server.closeIdleConnections());
-    });
+    whenClosed(response, () => inFlight.delete(response));
   });
   return {
     inFlight: () => inFlight.size,
