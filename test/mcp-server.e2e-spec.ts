@@ -68,7 +68,8 @@ describe('agent-tool server (e2e)', () => {
   describe('transport', () => {
     it('closes the connection after a body over 1 MiB, whose unread rest would otherwise be read as the next request', async () => {
       const { port } = new URL(mcp.base);
-      for (const [path, accept] of [['/tools/call', 'application/json'], ['/mcp', 'application/json, text/event-stream']]) {
+      /** Sends a request's head and `body` on a new socket; answers the socket, its head once it came, and its close. */
+      const post = async (path: string, accept: string, contentLength: number, body: string) => {
         const socket = connect(Number(port), '127.0.0.1');
         await once(socket, 'connect');
         let answer = '';
@@ -77,27 +78,23 @@ describe('agent-tool server (e2e)', () => {
         const headers = Object.entries({ ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json', Accept: accept })
           .map(([name, value]) => `${name}: ${value}\r\n`)
           .join('');
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Content-Length: ${contentLength}\r\n\r\n${body}`);
+        const head = await waitFor(async () => (answer.includes('\r\n\r\n') ? answer : undefined), 10_000, `the answer to ${path}`);
+        return { socket, head, closed };
+      };
+      for (const [path, accept] of [['/tools/call', 'application/json'], ['/mcp', 'application/json, text/event-stream']]) {
         // Declared 2 MiB, sent just past 1 MiB and then held: the server answers without the rest.
-        socket.write(`POST ${path} HTTP/1.1\r\nHost: localhost\r\n${headers}Content-Length: ${2 * 1024 * 1024}\r\n\r\n{"pad":"${'x'.repeat(1024 * 1024 + 16)}`);
-        await waitFor(async () => (answer.includes('\r\n\r\n') ? answer : undefined), 10_000, `the answer to ${path}`);
-        expect(answer).toMatch(/^HTTP\/1\.1 413 /);
-        expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+        const { head, closed } = await post(path, accept, 2 * 1024 * 1024, `{"pad":"${'x'.repeat(1024 * 1024 + 16)}`);
+        expect(head).toMatch(/^HTTP\/1\.1 413 /);
+        expect(head).toMatch(/\r\nConnection: close\r\n/i);
         // Before: "Connection: keep-alive", and the next request on the socket waited on the rest of this body.
         await closed;
       }
       expect((await shortcut(mcp.base, '/tools/list', credentials(a.mcp_token, a.tenant.slug))).status).toBe(200);
       // A refusal of a body read whole keeps its connection (Node marks that request destroyed too).
-      const socket = connect(Number(port), '127.0.0.1');
-      await once(socket, 'connect');
-      let answer = '';
-      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
-      const headers = Object.entries({ ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json' })
-        .map(([name, value]) => `${name}: ${value}\r\n`)
-        .join('');
-      socket.write(`POST /tools/call HTTP/1.1\r\nHost: localhost\r\n${headers}Content-Length: 5\r\n\r\n{nope`);
-      await waitFor(async () => (answer.includes('\r\n\r\n') ? answer : undefined), 10_000, 'the 422');
-      expect(answer).toMatch(/^HTTP\/1\.1 422 /);
-      expect(answer).toMatch(/\r\nConnection: keep-alive\r\n/i);
+      const { socket, head } = await post('/tools/call', 'application/json', 5, '{nope');
+      expect(head).toMatch(/^HTTP\/1\.1 422 /);
+      expect(head).toMatch(/\r\nConnection: keep-alive\r\n/i);
       socket.destroy();
     });
 
