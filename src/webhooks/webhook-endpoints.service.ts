@@ -217,7 +217,7 @@ export class WebhookEndpointsService {
       return { endpoint: await repository.findOneOrFail({ id: current.id }), moved: true };
     });
     // A circuit describes a receiver while its endpoint receives: paused or deleted, none; resumed, closed.
-    if (moved) await this.gate.forget(endpoint.id, { keepSlots: endpoint.status === 'active' });
+    if (moved) await this.gate.forget(endpoint.id, { sameReceiver: endpoint.status === 'active' });
     return endpoint;
   }
 

@@ -217,7 +217,7 @@ describe('delivery gate (Redis)', () => {
     } finally {
       redis.disconnect();
     }
-    await a.forget(endpoint, { keepSlots: true }, T0 + 2);
+    await a.forget(endpoint, { sameReceiver: true }, T0 + 2);
     await woken;
     expect((await a.circuits([endpoint], T0 + 2)).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
     // Served now at the full cap, not after the minute's cool-down or the two minutes' hold.
@@ -244,30 +244,49 @@ describe('delivery gate (Redis)', () => {
     }
   }, 60_000);
 
-  it('forgets the slots in flight too (another URL, or an endpoint no longer attempted): what they meet afterwards opens no circuit and holds nothing', async () => {
+  it('mutes the slots in flight (another URL, or an endpoint no longer attempted): they still count against the cap, but what they meet opens no circuit and holds nothing', async () => {
     const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '2', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });
     const endpoint = randomUUID();
-    await offer(a, endpoint, 8);
+    await offer(a, endpoint, 12);
     const toOldUrl = (await a.take(4, T0)).grants;
     expect(toOldUrl).toHaveLength(4);
     await a.forget(endpoint, {}, T0 + 1);
-    // The new receiver gets its own cap at once.
-    const toNewUrl = (await b.take(10, T0 + 2)).grants;
-    expect(toNewUrl).toHaveLength(4);
-    const late = await release(a, toOldUrl.slice(0, 2), 'down', T0 + 3, T0 + 300_000);
+    // Before: the new URL got a cap of its own at once, so each change of URL (or pause and
+    // resume) sent the cap again beside the attempts still hanging: 200 in flight to one endpoint.
+    expect((await b.take(10, T0 + 2)).grants).toEqual([]);
+    await a.forget(endpoint, {}, T0 + 3);
+    expect((await b.take(10, T0 + 4)).grants).toEqual([]);
+
+    const late = await release(a, toOldUrl.slice(0, 2), 'down', T0 + 5, T0 + 300_000);
     expect(late.changes).toEqual([]);
-    expect((await a.circuits([endpoint], T0 + 3)).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
-    expect(await a.backlog(endpoint)).toEqual({ waiting: 0, inFlight: 4 });
+    expect((await a.circuits([endpoint], T0 + 5)).get(endpoint)).toEqual({ state: 'closed', openedAt: null, nextProbeAt: null, heldUntil: null });
+    // Their slots freed: the new receiver gets them, not held back by the old one's Retry-After.
+    const toNewUrl = (await b.take(10, T0 + 6)).grants;
+    expect(toNewUrl).toHaveLength(2);
+    expect(await a.backlog(endpoint)).toEqual({ waiting: 6, inFlight: 4 });
+    // What the new receiver meets counts again.
+    expect((await release(b, toNewUrl, 'down', T0 + 7)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
   });
 
-  it('keeps the slots in flight when asked (a resume: the same receiver, attempted again): its cap and what its attempts meet still count', async () => {
+  it('lets the slots in flight speak when asked (a resume: the same receiver, attempted again): its cap and what its attempts meet still count', async () => {
     const [a] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '2', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });
     const endpoint = randomUUID();
     await offer(a, endpoint, 8);
     const inFlight = (await a.take(4, T0)).grants;
-    await a.forget(endpoint, { keepSlots: true }, T0 + 1);
+    await a.forget(endpoint, { sameReceiver: true }, T0 + 1);
     expect((await a.take(10, T0 + 2)).grants).toEqual([]);
     expect((await release(a, inFlight.slice(0, 2), 'down', T0 + 3)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
+  });
+
+  it('unmutes a muted slot that expired (its worker died): the same delivery, attempted again, speaks for the endpoint', async () => {
+    const [a, b] = twoWorkers({ WEBHOOK_TIMEOUT_MS: '1000', WEBHOOK_CIRCUIT_FAILURES: '1' });
+    const endpoint = randomUUID();
+    await offer(a, endpoint, 1);
+    const [lost] = (await a.take(1, T0)).grants;
+    await a.forget(endpoint, {}, T0 + 1);
+    const [again] = (await b.take(1, T0 + 11_001)).grants;
+    expect(again.deliveryId).toBe(lost.deliveryId);
+    expect((await release(b, [again], 'down', T0 + 11_002)).changes).toEqual([{ endpointId: endpoint, state: 'open' }]);
   });
 
   it('offers a delivery once: one already waiting or holding a slot is left as it is', async () => {

@@ -173,18 +173,19 @@ export class DeliveryGate implements OnApplicationShutdown {
   }
 
   /**
-   * Drops an endpoint's circuit, its hold and its slots when it stops being attempted (paused,
-   * deleted or disabled: an open circuit would stay open, and counted, for ever), gets another URL
-   * (a circuit and a Retry-After describe a receiver: the new one is tried at once) or is resumed
-   * (it starts closed, as it starts afresh towards auto-disable). Without its slots, what the
-   * attempts still in flight meet reopens nothing; `keepSlots` (a resume: the same receiver,
-   * attempted again) keeps them, so its cap holds and their answers count. Deliveries still
-   * waiting stay: served in turn again, or ended `endpoint_disabled`. Best effort: without Redis
-   * the endpoint's change stands, and only the gauge of open circuits counts it.
+   * Drops an endpoint's circuit and its hold when it stops being attempted (paused, deleted or
+   * disabled: an open circuit would stay open, and counted, for ever), gets another URL (a circuit
+   * and a Retry-After describe a receiver: the new one is tried at once) or is resumed (it starts
+   * closed, as it starts afresh towards auto-disable). Its slots in flight keep counting against
+   * its cap until their attempts end, whatever changed: a URL changed, or a pause and resume, over
+   * and over, would otherwise send the cap again each time. Unless `sameReceiver` (a resume: the
+   * receiver attempted again), what those attempts meet no longer counts for the endpoint.
+   * Deliveries still waiting stay: served in turn again, or ended `endpoint_disabled`. Best
+   * effort: without Redis the endpoint's change stands, and only the gauge of open circuits counts it.
    */
-  async forget(endpointId: string, { keepSlots = false } = {}, now = Date.now()): Promise<void> {
+  async forget(endpointId: string, { sameReceiver = false } = {}, now = Date.now()): Promise<void> {
     await this.redis
-      .ohGateForget(this.prefix, now, this.cap, endpointId, keepSlots ? 0 : 1)
+      .ohGateForget(this.prefix, now, this.cap, endpointId, sameReceiver ? 0 : 1)
       .catch((error: Error) => this.logger.warn({ endpoint_id: endpointId, error: error.message }, 'endpoint changed: its circuit could not be dropped'));
   }
 

@@ -5,6 +5,8 @@
  * Keys, under `<REDIS_PREFIX>:wh` (ARGV[1]):
  * - `ready:<endpoint>`  ZSET  deliveries waiting for a slot, scored by when they are due (ms);
  * - `flight:<endpoint>` ZSET  deliveries holding a slot, scored by when the slot expires (ms);
+ * - `muted:<endpoint>`  SET   slots of `flight` taken before the endpoint was forgotten: they still
+ *                             count against its cap, but their outcome says nothing of it;
  * - `ep:<endpoint>`     HASH  circuit `state` (closed | open | half_open), `failures` in a row,
  *                             `opened_at`, `next_probe_at`, `cooldown`, `probe` (the half-open
  *                             probe's delivery) and `hold_until` (a receiver's Retry-After);
@@ -99,6 +101,7 @@ local function take_slots(cap, want, quantum, ttl, changes)
     local expired = redis.call('ZRANGEBYSCORE', key('flight', ep), '-inf', now)
     for _, id in ipairs(expired) do
       redis.call('ZREM', key('flight', ep), id)
+      redis.call('SREM', key('muted', ep), id)
       redis.call('ZADD', key('ready', ep), 'LT', now, id)
       if redis.call('HGET', epkey, 'probe') == id then redis.call('HDEL', epkey, 'probe') end
     end
@@ -195,9 +198,10 @@ local touched = {}
 for i = 10, #ARGV, 4 do
   local ep, id, verdict, hold = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local epkey = key('ep', ep)
-  -- Only a slot still held speaks for the receiver: one forgotten (the endpoint got another URL)
-  -- or expired (its worker stalled past it, and it may be held again) says nothing of it.
-  if redis.call('ZREM', key('flight', ep), id) == 1 then
+  -- Only a slot still held speaks for the receiver: one forgotten (taken before the endpoint got
+  -- another URL, was paused or deleted) or expired (its worker stalled past it, and it may be
+  -- held again) says nothing of it.
+  if redis.call('ZREM', key('flight', ep), id) == 1 and redis.call('SREM', key('muted', ep), id) == 0 then
     local c = redis.call('HMGET', epkey, 'state', 'probe', 'cooldown', 'hold_until')
     local state = c[1] or 'closed'
     local was_probe = c[2] == id
@@ -237,16 +241,19 @@ return { granted, changes }
 `;
 
 /**
- * forget(P, now, cap, endpoint, slots): drops the endpoint's circuit, its run of failures and its
- * hold, and with `slots` 1 its slots too (the attempts in flight finish, but their release no
- * longer counts for the endpoint, nor against its cap). Then puts it back in the
- * schedule by what waits (an open circuit had pushed its place to the next probe), telling the
- * workers when something is due now.
+ * forget(P, now, cap, endpoint, mute): drops the endpoint's circuit, its run of failures and its
+ * hold, and with `mute` 1 mutes its slots in flight: their attempts finish and keep counting
+ * against its cap until released (or expired), but what they meet no longer counts for the
+ * endpoint. Then puts it back in the schedule by what waits (an open circuit had pushed its place
+ * to the next probe), telling the workers when something is due now.
  */
 export const FORGET = `${COMMON}
 local cap, ep = tonumber(ARGV[3]), ARGV[4]
 redis.call('DEL', key('ep', ep))
-if ARGV[5] == '1' then redis.call('DEL', key('flight', ep)) end
+if ARGV[5] == '1' then
+  local held = redis.call('ZRANGE', key('flight', ep), 0, -1)
+  if #held > 0 then redis.call('SADD', key('muted', ep), unpack(held)) end
+end
 redis.call('SREM', P .. ':open', ep)
 schedule(ep, cap, false)
 local at = redis.call('ZSCORE', SCHED, ep)
