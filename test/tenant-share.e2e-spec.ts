@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
+import { Redis } from 'ioredis';
 import pg from 'pg';
+import { ApiKeysService } from '../src/platform/auth/api-keys.service.js';
 import { Metrics } from '../src/platform/metrics/metrics.service.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
@@ -132,5 +134,36 @@ describe("one company's share of the REST API's pool (e2e)", () => {
     }
     const after = await api.http.get(`/v1/invoices/${other.body.id}`).set('Authorization', attacker.auth);
     expect(after.body.notes).toBe(other.body.notes);
+  });
+  it('reads a key again when it was revoked while its request waited for a turn: the request is refused, nothing is written', async () => {
+    const company = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesWrite] });
+    const fixture = await createFinanceFixture(api.app, company.tenant.id);
+    const created = await api.http.post('/v1/invoices').set('Authorization', company.auth).send(fixture.invoiceBody());
+    const queued = await company.newKey([Scope.FinInvoicesWrite]);
+    const redis = new Redis(process.env.REDIS_URL!);
+    await locker.query('BEGIN');
+    await locker.query('SELECT id FROM invoices WHERE id = $1 FOR UPDATE', [created.body.id]);
+    let patches: Promise<{ status: number }[]> | undefined;
+    let posts: Promise<{ status: number; body: { detail_key?: string } }[]> | undefined;
+    try {
+      patches = Promise.all(
+        Array.from({ length: 4 }, (_, n) => api.http.patch(`/v1/invoices/${created.body.id}`).set('Authorization', company.auth).send({ notes: `n${n}` }).then((res) => res)),
+      );
+      await waitFor(async () => (await waitingOnLocks()) === 4, 10_000, "the company's four turns waiting on the lock");
+      posts = Promise.all(Array.from({ length: 2 }, () => api.http.post('/v1/invoices').set('Authorization', queued.auth).send(fixture.invoiceBody()).then((res) => res)));
+      // Counted by the rate limit: authenticated, and waiting for a turn.
+      const prefix = queued.key.split('_')[2];
+      await waitFor(async () => (await redis.keys(`${process.env.REDIS_PREFIX}:ratelimit:default:${prefix}:*`)).length > 0, 10_000, 'the queued requests counted');
+      await api.app.get(ApiKeysService).changeState(queued.id, 'revoked');
+    } finally {
+      await locker.query('ROLLBACK');
+      redis.disconnect();
+    }
+    expect((await patches!).map((res) => res.status)).toEqual(Array(4).fill(200));
+    // Before: both ran once a turn came, seconds after the revocation had returned, and created invoices.
+    const answers = await posts!;
+    expect(answers.map((res) => [res.status, res.body.detail_key])).toEqual(Array(2).fill([401, 'errors.integrations.unauthenticated']));
+    const invoices = await watcher.query('SELECT count(*)::int AS n FROM invoices WHERE tenant_id = $1', [company.tenant.id]);
+    expect(invoices.rows[0].n).toBe(1);
   });
 });

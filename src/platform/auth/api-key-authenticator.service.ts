@@ -86,6 +86,14 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
   }
 
   /**
+   * Changes with every key or company change this process has heard of: a caller read before
+   * another generation may be out of date (AuthGuard reads the key again after a wait).
+   */
+  get generation(): number {
+    return this.cache.generation;
+  }
+
+  /**
    * The same for a key this process holds in its cache, checked without waiting for anything;
    * undefined when the key is not cached (authenticate reads it).
    */

@@ -34,7 +34,8 @@ import { PUBLIC_METADATA, SCOPES_METADATA } from '../route-access/require-scopes
  *    missing scope is a 403 and gives it back too; otherwise the count decides: 429 with
  *    Retry-After, or the request goes on with `RateLimit-Policy` and `RateLimit` headers;
  * 6. once one of its company's turns is free (API_TENANT_CONCURRENCY in this process), held
- *    until its handler is done (TurnInterceptor).
+ *    until its handler is done (TurnInterceptor); a key or company changed meanwhile (revoked,
+ *    say) is read again, so no request waiting for its turn runs on a key revoked before it.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -57,6 +58,7 @@ export class AuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets)) return true;
 
     const request = context.switchToHttp().getRequest<ApiRequest>();
+    const generation = this.authenticator.generation;
     // The client address (proxy-aware, so not free to compute) only when a limit needs it.
     const address = () => request.ip ?? '';
     const blocked = this.failures.blocked(address);
@@ -135,6 +137,18 @@ export class AuthGuard implements CanActivate {
       // Gone while it waited: its work would be for no one, and would hold the company's turn.
       end();
       throw new DomainException('ServiceUnavailable', 'The client went away before its turn came.');
+    }
+    // A change waits for every process to drop what it cached (key:revoke, tenant:deactivate), then
+    // holds on the next request; one that waited here for up to DATABASE_STATEMENT_TIMEOUT_MS meanwhile
+    // would otherwise still run on the key as it was read before.
+    if (this.authenticator.generation !== generation) {
+      try {
+        request.auth = this.authenticator.cachedCaller(credentials) ?? (await this.authenticator.authenticate(credentials));
+        this.checkScopes(request.auth, required);
+      } catch (refusal) {
+        end();
+        throw refusal;
+      }
     }
     request.endTurn = end;
     if (routeLimit && companyDecision) {
