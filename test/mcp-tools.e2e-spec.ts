@@ -1,7 +1,10 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import pg from 'pg';
-import { READ_RESOURCES } from '../src/app/features.js';
+import { loadAreaSummaries, READ_RESOURCES } from '../src/app/features.js';
+import { ToolCatalog } from '../src/mcp/tools/tool-catalog.js';
+import { ResourceReader } from '../src/platform/resources/resource-reader.service.js';
+import { TenantData } from '../src/platform/tenancy/tenant-data.js';
 import { startApi } from './support/api.js';
 import { runCli } from './support/cli.js';
 import { credentials, modernClient, shortcut, startMcp, type TestMcp } from './support/mcp.js';
@@ -550,6 +553,25 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const called = await shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), params);
       expect(called.status).toBe(422);
       expect(called.body).toMatchObject({ field: 'arguments.query', code: 'unpaired_surrogate' });
+    });
+  });
+
+  describe("a feature's summary", () => {
+    const catalog = (summaries: Awaited<ReturnType<typeof loadAreaSummaries>>) =>
+      new ToolCatalog({ resources: [], summaries }, mcp.handle.context.get(ResourceReader), mcp.handle.context.get(TenantData));
+
+    it('is refused at start when two features summarise one area: the second had silently answered for the first', async () => {
+      const [finance] = await loadAreaSummaries();
+      expect(() => catalog([finance, { ...finance, title: 'Another' }])).toThrow(`Two features summarise the area ${finance.area}`);
+    });
+
+    it('fails, rather than answer, when it is larger than a tool answer (one grouping by an open-ended member answered 11 MB)', async () => {
+      const [finance] = await loadAreaSummaries();
+      const names = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`name ${index}`, index]));
+      const summarise = catalog([{ ...finance, compute: async () => ({ by_name: names }) }]).resourceTool(`summarise_${finance.area}`)!;
+      await expect(summarise.run(demo.tenant.id, {})).rejects.toThrow(`The ${finance.area} summary is`);
+      const fits = catalog([finance]).resourceTool(`summarise_${finance.area}`)!;
+      expect(Buffer.byteLength(JSON.stringify(await fits.run(demo.tenant.id, {})))).toBeLessThan(9000);
     });
   });
 

@@ -152,6 +152,10 @@ export class ToolCatalog {
     @Inject(TenantData) private readonly data: TenantData,
   ) {
     this.resources = sources.resources;
+    // `summarise` picks one by its area: a second would silently answer for the first.
+    const areas = sources.summaries.map((summary) => summary.area);
+    const twice = areas.find((area, index) => areas.indexOf(area) !== index);
+    if (twice) throw new Error(`Two features summarise the area ${twice}: one summary per area, declared by the feature of that name (docs/architecture.md)`);
     this.summaries = sources.summaries;
     this.members = new Map(
       sources.resources.map((resource) => {
@@ -242,7 +246,14 @@ export class ToolCatalog {
       output: summary.output as z.ZodObject,
       scopes: summary.scopes,
       area: summary.area,
-      run: async (tenantId) => (await summary.compute(this.data.forTenant(tenantId))) as Record<string, unknown>,
+      run: async (tenantId) => {
+        const answer = (await summary.compute(this.data.forTenant(tenantId))) as Record<string, unknown>;
+        // A summary is bounded by what it groups (statuses, currencies, the top MIME types); one
+        // grouping by an open-ended member would put megabytes into an agent's context.
+        const bytes = Buffer.byteLength(JSON.stringify(answer));
+        if (bytes > RESULT_BUDGET_BYTES) throw new Error(`The ${summary.area} summary is ${bytes} bytes, over a tool answer's ${RESULT_BUDGET_BYTES}: it must group by bounded members`);
+        return answer;
+      },
     };
   }
 

@@ -31,7 +31,11 @@ type DataComponent = EventDataSchemaName | `${string}Dto`;
 
 const componentRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
-const event = <const D extends DataComponent>(scope: Scope, data: D, description: string, personalData = false, example?: Record<string, unknown>) => ({
+/**
+ * `personalData` has no default: a type left unmarked would go to every endpoint, those not
+ * enabled for personal data included (spec 6.4), so each type says which it is.
+ */
+const event = <const D extends DataComponent>(scope: Scope, data: D, description: string, personalData: boolean, example?: Record<string, unknown>) => ({
   scope,
   personalData,
   description,
@@ -78,8 +82,8 @@ const EXPORTED = { record_count: 1250, file_size_bytes: 482133, completed_at: LA
 const VIOLATION = { code: 'BR-DE-15', message: 'The buyer reference (BT-10) must be provided.' } as const;
 
 export const EventCatalog = {
-  'fin.invoice.created': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was created. data: the Invoice.'),
-  'fin.invoice.updated': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was changed. data: the Invoice.'),
+  'fin.invoice.created': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was created. data: the Invoice.', false),
+  'fin.invoice.updated': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A draft invoice was changed. data: the Invoice.', false),
   'fin.invoice.voided': event(Scope.FinInvoicesRead, 'InvoiceDto', 'An issued invoice was voided. data: the Invoice.', false, { ...ISSUED, status: 'void', voided_at: LATER, balance_minor: 0 }),
   'fin.invoice.paid': event(Scope.FinInvoicesRead, 'InvoiceDto', 'A payment settled an invoice in full. data: the Invoice.', false, {
     ...ISSUED,
@@ -93,10 +97,10 @@ export const EventCatalog = {
   'fm.vehicle.created': event(Scope.FmVehiclesRead, 'VehicleDto', 'A vehicle was added to the fleet. data: the Vehicle.', true),
   'fm.vehicle.updated': event(Scope.FmVehiclesRead, 'VehicleDto', 'A vehicle record changed (including its assigned driver). data: the Vehicle.', true),
   'fm.vehicle.deleted': event(Scope.FmVehiclesRead, 'VehicleDto', 'A vehicle was removed from the fleet. data: the Vehicle as last stored.', true),
-  'fm.work_order.created': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was opened. data: the Work order.'),
-  'fm.work_order.updated': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order changed. data: the Work order.'),
+  'fm.work_order.created': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was opened. data: the Work order.', false),
+  'fm.work_order.updated': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order changed. data: the Work order.', false),
   'fm.work_order.completed': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was completed. data: the Work order.', false, { status: 'completed', completed_at: LATER }),
-  'fm.work_order.deleted': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was deleted. data: the Work order as last stored.'),
+  'fm.work_order.deleted': event(Scope.FmWorkOrdersRead, 'WorkOrderDto', 'A work order was deleted. data: the Work order as last stored.', false),
   'fm.fuel_log.created': event(Scope.FmFuelLogsRead, 'FuelLogDto', 'A fuel log was recorded (manual, fuel card, import or detected refuel). data: the Fuel log.', true),
   'fm.fuel_log.updated': event(Scope.FmFuelLogsRead, 'FuelLogDto', 'A fuel log changed. data: the Fuel log.', true),
   'fm.fuel_log.deleted': event(Scope.FmFuelLogsRead, 'FuelLogDto', 'A fuel log was deleted. data: the Fuel log as last stored.', true),
