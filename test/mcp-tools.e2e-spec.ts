@@ -171,6 +171,8 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const refused: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', fields: ['colour'] } });
       expect(refused.isError).toBe(true);
       expect(text(refused)).toMatch(/^fields: invoices have no member colour/);
+      // And which it has: the compact tools' output schemas do not say.
+      expect(text(refused)).toMatch(/their members: .*\bnumber\b.*\bline_count\b/);
     });
 
     it('searches across resources, each item naming its resource, exact matches first', async () => {

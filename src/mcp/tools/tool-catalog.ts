@@ -353,7 +353,9 @@ export class ToolCatalog {
     const wanted = args.fields as string[] | undefined;
     const unknown = wanted?.filter((name) => !this.members.get(resource.name)!.has(name)) ?? [];
     if (unknown.length > 0) {
-      throw new DomainException('InvalidInput', `${resource.name} have no member ${unknown.join(', ')}.`, { field: 'fields', code: 'invalid_format' });
+      // The compact tools' output schemas are open, so the answer is where an agent learns the members.
+      const known = [...this.members.get(resource.name)!].join(', ');
+      throw new DomainException('InvalidInput', `${resource.name} have no member ${unknown.join(', ')}; their members: ${known}.`, { field: 'fields', code: 'invalid_format' });
     }
     return wanted;
   }
