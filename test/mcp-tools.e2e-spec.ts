@@ -280,6 +280,23 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(found.structuredContent.data).toHaveLength(1);
       expect(found.structuredContent.hint).toBe('More results: narrow the query, or name one resource in resources and page with next_cursor.');
     });
+    it('pages a search or a time only with its own cursor: one of another query or since is refused', async () => {
+      const search = (query: string, cursor?: string) =>
+        client.callTool({ name: 'search_records', arguments: { query, resources: ['invoices'], limit: 1, fields: ['id'], ...(cursor ? { cursor } : {}) } }) as Promise<any>;
+      const first = await search('INV');
+      const cursor = first.structuredContent.next_cursor;
+      expect(cursor).toEqual(expect.any(String));
+      expect((await search('INV', cursor)).isError).toBeFalsy();
+      // Before: accepted, answering the other query's records from the first one's position.
+      const other = await search('Consulting', cursor);
+      expect(other.isError).toBe(true);
+      expect(text(other)).toMatch(/^cursor: /);
+
+      const recent = (since: string, cursor?: string) =>
+        client.callTool({ name: 'recent_changes', arguments: { since, resources: ['invoices'], limit: 1, fields: ['id'], ...(cursor ? { cursor } : {}) } }) as Promise<any>;
+      const page = await recent('1970-01-01T00:00:00Z');
+      expect((await recent('1971-01-01T00:00:00Z', page.structuredContent.next_cursor)).isError).toBe(true);
+    });
   });
 
   describe('a record larger than a result', () => {

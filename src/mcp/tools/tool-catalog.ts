@@ -400,8 +400,10 @@ export class ToolCatalog {
     const wanted = this.fieldsOf(resource, args);
     const readFields = wanted && [...new Set([...wanted, ...reads])].filter((name) => this.members.get(resource.name)!.has(name));
     const cursor = args.cursor as string | undefined;
-    // Whose cursors these are (the company, through the agent-tool server), so another company's are refused.
-    const holder = `${tenantId}/mcp`;
+    // Whose cursors these are (the company, through the agent-tool server), so another company's
+    // are refused; and for what query or time, so a cursor of one search does not page another.
+    const bound = [args.query, args.since].filter((value) => value !== undefined).map((value) => `\n${JSON.stringify(value)}`);
+    const holder = `${tenantId}/mcp${bound.join('')}`;
     const lean = (page: Page<object>) =>
       page.data.map((item) => {
         const kept = leanItem(item as Record<string, unknown>, wanted);
