@@ -4,7 +4,7 @@ import { createServer, connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { startApi, type TestApi } from './support/api.js';
-import { cliMain } from '../src/cli/cli-main.js';
+import { cliMain, messageOf } from '../src/cli/cli-main.js';
 import { runCli } from './support/cli.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 
@@ -302,6 +302,15 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
       full.close();
     }
   }, TIMEOUT_MS);
+
+  it("says a command's insert for a company id no company has as an unknown company, not as PostgreSQL's foreign-key error", async () => {
+    // A feature's command that writes before it checks the company (a review's new command did).
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const failed = await db.query(`INSERT INTO customers (tenant_id, name) VALUES ($1, 'x')`, [unknown]).then(() => undefined, (error: Error) => error);
+    expect(failed?.message).toMatch(/violates foreign key constraint/);
+    expect(messageOf(failed)).toBe(`Tenant ${unknown} not found`);
+    expect(messageOf(new Error('other'))).toBe('other');
+  });
 
   it('keeps its exit code and prints no stack trace when the reader closes stdout early', async () => {
     const child = spawn(process.execPath, [join(process.cwd(), 'dist/cli.js'), 'tenant:create', '--name', 'Closed Pipe'], { env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });

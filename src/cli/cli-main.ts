@@ -36,11 +36,25 @@ export async function cliMain(argv: string[], io: CliOutput = processOutput): Pr
     io.stdout('help' in result ? result.help : `${JSON.stringify(result.json)}\n`);
     return 0;
   } catch (error) {
-    io.stderr(`${printable(error instanceof Error ? error.message : String(error))}\n`);
+    io.stderr(`${printable(messageOf(error))}\n`);
     return 1;
   } finally {
     await context?.close();
   }
+}
+
+/** PostgreSQL's detail of an insert naming a company no row has (a foreign key on `tenant_id`). */
+const UNKNOWN_TENANT = /^Key \(tenant_id\)=\((.*)\) is not present in table "tenants"\.$/;
+
+/**
+ * The error's message; a company id that names no company, met by a command's insert rather
+ * than checked first, said as the commands that check it say it, not as PostgreSQL's error.
+ */
+export function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code, detail } = error as { code?: unknown; detail?: unknown };
+  const tenant = code === '23503' && typeof detail === 'string' ? UNKNOWN_TENANT.exec(detail) : null;
+  return tenant ? `Tenant ${tenant[1]} not found` : error.message;
 }
 
 /**
