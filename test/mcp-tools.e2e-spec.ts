@@ -65,6 +65,12 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
     for (const resources of reachable) expect(resources).toEqual(READ_RESOURCES.map((resource) => resource.name));
   });
 
+  it("says what search_records searches each kind on, from the kinds' declarations: it claimed names and e-mails of every kind", async () => {
+    const listed = await shortcut(mcp.base, '/tools/list', credentials(demo.mcp_token, demo.tenant.slug));
+    const search = listed.body!.tools.find((tool: any) => tool.name === 'search_records');
+    for (const resource of READ_RESOURCES) expect(search.description).toContain(`${resource.name} (${resource.searchable.join(', ')})`);
+  });
+
   describe('toolsets per connection', () => {
     it('narrows X-MCP-Toolsets: finance,hr to those areas, for listing and for calling', async () => {
       const narrowed = await modernClient(mcp.base, demo.mcp_token, demo.tenant.slug, { 'X-MCP-Toolsets': 'finance, hr' });

@@ -286,8 +286,10 @@ export class ToolCatalog {
       ...this.compactCommon(resources),
       name: 'search_records',
       title: 'Search records',
+      // What each kind is searched on, from its declaration: a status, a customer or a date is not.
       description:
-        'Finds records by number, name, e-mail, registration or subject: every word of the query must appear. Searches all kinds (or those in resources) among the newest matches of each, and ranks exact matches first. Each item names its resource.',
+        `Finds records whose searched members contain every word of the query: ${resources.map((resource) => `${resource.name} (${resource.searchable.join(', ')})`).join(', ')}. ` +
+        'Searches all kinds (or those in resources) among the newest matches of each, and ranks exact matches first. Each item names its resource.',
       input: z
         .object({
           query: query.describe(`Up to ${MAX_SEARCH_WORDS} words to look for.`),
