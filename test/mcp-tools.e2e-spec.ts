@@ -378,6 +378,8 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(result.structuredContent.data).toHaveLength(1);
       expectCut(result, result.structuredContent.data[0]);
       expect(result.structuredContent.hint).toMatch(/call this tool again with the same arguments and cursor/);
+      // One of the five asked for: before, nothing said that fewer members would bring more per call.
+      expect(result.structuredContent.hint).toMatch(/Fewer records than asked fit the result size: name only the members you need in fields/);
       const next: any = await client.callTool({ name: 'list_records', arguments: { resource: 'invoices', limit: 5, fields: ['lines'], cursor: result.structuredContent.next_cursor } });
       expect(next.isError).toBeFalsy();
       expect(next.structuredContent.data[0].id).not.toBe(invoiceId);

@@ -25,6 +25,7 @@ const ITEM_BUDGET_BYTES = RESULT_BUDGET_BYTES - 64;
 
 const PAGING_HINT = 'More results: call this tool again with the same arguments and cursor set to next_cursor.';
 const CUT = 'Cut to fit the result size: ';
+const SHORTENED_HINT = 'Fewer records than asked fit the result size: name only the members you need in fields for more per call.';
 const cutHint = (cut: readonly string[]) => `${CUT}${cut.join('; ')}.`;
 
 /** `recent_*` without `since` looks back this far. */
@@ -382,8 +383,8 @@ export class ToolCatalog {
     fetch: (page: PageRequest) => Promise<Page<object>>,
     tenantId: string,
   ): Promise<Record<string, unknown>> {
-    const { shown, nextCursor, cut } = await this.fittedPage(resource, args, fetch, tenantId);
-    return withPageHint(shown, nextCursor, cut);
+    const { shown, nextCursor, cut, shortened } = await this.fittedPage(resource, args, fetch, tenantId);
+    return withPageHint(shown, nextCursor, cut, shortened);
   }
 
   /**
@@ -398,7 +399,7 @@ export class ToolCatalog {
     fetch: (page: PageRequest) => Promise<Page<object>>,
     tenantId: string,
     { reads = [], tagged = false }: { reads?: readonly string[]; tagged?: boolean } = {},
-  ): Promise<{ shown: Record<string, unknown>[]; read: Record<string, unknown>[]; nextCursor?: string; cut: string[] }> {
+  ): Promise<{ shown: Record<string, unknown>[]; read: Record<string, unknown>[]; nextCursor?: string; cut: string[]; shortened: boolean }> {
     const wanted = this.fieldsOf(resource, args);
     const readFields = wanted && [...new Set([...wanted, ...reads])].filter((name) => this.members.get(resource.name)!.has(name));
     const cursor = args.cursor as string | undefined;
@@ -420,7 +421,9 @@ export class ToolCatalog {
     }
     const { items, cut } = fitPage(data, ITEM_BUDGET_BYTES);
     const read = reads.length === 0 ? items : page.data.map((item) => leanItem(item as Record<string, unknown>, readFields));
-    return { shown: items, read, nextCursor: page.next_cursor ?? undefined, cut };
+    // Fewer than asked, with more to come: cut short by the budget, or by the reader's own bound on a page's bytes.
+    const shortened = items.length < ((args.limit as number | undefined) ?? DEFAULT_TOOL_LIMIT);
+    return { shown: items, read, nextCursor: page.next_cursor ?? undefined, cut, shortened };
   }
 
   /**
@@ -450,7 +453,7 @@ export class ToolCatalog {
         .map((item, index) => ({ item, score: score(page.read[index], resource), index }))
         .sort((a, b) => b.score - a.score || a.index - b.index)
         .map(({ item }) => item);
-      return withPageHint(ranked, page.nextCursor, page.cut);
+      return withPageHint(ranked, page.nextCursor, page.cut, page.shortened);
     }
     if (args.cursor !== undefined) {
       throw new DomainException('InvalidInput', 'cursor pages one kind of record: name exactly one in resources.', { field: 'cursor', code: 'invalid_format' });
@@ -496,8 +499,9 @@ export class ToolCatalog {
 }
 
 /** A page tool's result: its items, its next_cursor, and a hint naming what was cut and how to go on. */
-function withPageHint(data: Record<string, unknown>[], nextCursor: string | undefined, cut: readonly string[]): Record<string, unknown> {
-  const hint = [...(cut.length > 0 ? [cutHint(cut)] : []), ...(nextCursor ? [PAGING_HINT] : [])].join(' ');
+/** `shortened`: fewer items than asked fitted the budget, which naming fewer members in `fields` would spare. */
+function withPageHint(data: Record<string, unknown>[], nextCursor: string | undefined, cut: readonly string[], shortened: boolean): Record<string, unknown> {
+  const hint = [...(cut.length > 0 ? [cutHint(cut)] : []), ...(nextCursor ? [PAGING_HINT] : []), ...(nextCursor && shortened ? [SHORTENED_HINT] : [])].join(' ');
   return { data, ...(nextCursor ? { next_cursor: nextCursor } : {}), ...(hint ? { hint } : {}) };
 }
 
