@@ -102,7 +102,7 @@ describe('agent-tool server fuzzing (e2e): no arguments give a 5xx', () => {
 
   beforeAll(async () => {
     const demo = (await runCli('seed:demo', '--records', '5')).json as unknown as { tenant: { slug: string }; mcp_token: string };
-    mcp = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '100000' });
+    mcp = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '100000', MCP_TENANT_RATE_LIMIT_PER_MINUTE: '100000' });
     headers = credentials(demo.mcp_token, demo.tenant.slug);
   });
   afterAll(() => mcp?.close());

@@ -598,6 +598,31 @@ describe('agent-tool server (e2e)', () => {
     });
   });
 
+  it("limits a company's tokens together: more tokens buy it no more of the server, other companies unaffected", async () => {
+    const limited = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '3', MCP_TENANT_RATE_LIMIT_PER_MINUTE: '4' });
+    // Another minute than the per-token test's, whose requests count in company A's window too.
+    const pinned = Date.UTC(2026, 4, 16, 11, 15, 15, 250);
+    limited.handle.context.get(RateLimiterService).clock.now = () => pinned;
+    try {
+      const [first, second] = [await personWithToken('fin.invoices:read', '*'), await personWithToken('fin.invoices:read', '*')];
+      for (let sent = 0; sent < 3; sent += 1) expect((await shortcut(limited.base, '/tools/list', credentials(first.token, a.tenant.slug))).status).toBe(200);
+      const last = await shortcut(limited.base, '/tools/list', credentials(second.token, a.tenant.slug));
+      expect(last.status).toBe(200);
+      expect(last.headers.get('ratelimit-policy')).toBe('"mcp";q=3;w=60, "mcp_company";q=4;w=60');
+      expect(last.headers.get('ratelimit')).toMatch(/^"mcp";r=2;t=\d+, "mcp_company";r=0;t=\d+$/);
+      // Before: the second token had its own three, and six tokens six times the allowance.
+      const refused = await shortcut(limited.base, '/tools/list', credentials(second.token, a.tenant.slug));
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(refused.body).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded', detail: expect.stringContaining('At most 4 requests per minute per company') });
+      // Refused, it took nothing from the token's own window.
+      expect(refused.headers.get('ratelimit')).toMatch(/^"mcp";r=1;t=\d+, "mcp_company";r=0;t=\d+$/);
+      expect((await shortcut(limited.base, '/tools/list', credentials(b.mcp_token, b.tenant.slug))).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('limits requests per token: 429 with Retry-After on /mcp and on the shortcuts, other tokens unaffected', async () => {
     const limited = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '2' });
     // All of this test's requests fall in one minute window, however long they take.
@@ -638,7 +663,7 @@ describe('agent-tool server (e2e)', () => {
       const overBudget = await batch(fourth.token, 2);
       expect(overBudget.status).toBe(429);
       // Its header counts what the batch leaves: one request, which the next call runs.
-      expect(overBudget.headers.get('ratelimit')).toMatch(/^"mcp";r=1;t=\d+$/);
+      expect(overBudget.headers.get('ratelimit')).toMatch(/^"mcp";r=1;t=\d+, "mcp_company";r=\d+;t=\d+$/);
       expect(await overBudget.json()).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
       expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
       expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(429);

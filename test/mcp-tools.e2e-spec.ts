@@ -47,7 +47,7 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
 
   beforeAll(async () => {
     demo = (await runCli('seed:demo', '--records', '25')).json as unknown as Demo;
-    mcp = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '1000' });
+    mcp = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '1000', MCP_TENANT_RATE_LIMIT_PER_MINUTE: '1000' });
     client = await modernClient(mcp.base, demo.mcp_token, demo.tenant.slug);
   });
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { type Logger as PinoLogger, PINO_LOGGER } from '../platform/logging/logg
 import { Metrics } from '../platform/metrics/metrics.service.js';
 import { onRequestDone, requestLogLine } from '../platform/logging/request-log.js';
 import { rateLimited, rateLimitHeader, rateLimitPolicyHeader } from '../platform/rate-limit/rate-limit-headers.js';
-import { mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
+import { mcpCompanyWindow, mcpWindow, type RateLimitWindow } from '../platform/rate-limit/rate-limit.policies.js';
 import { type RateLimitDecision, RateLimiterService } from '../platform/rate-limit/rate-limiter.service.js';
 import { AuthFailureLimiter } from '../platform/rate-limit/auth-failure-limiter.service.js';
 import { clientAddressReader } from '../platform/http/client-address.js';
@@ -43,6 +43,12 @@ function pathOf(request: IncomingMessage): string | null {
   }
 }
 
+/** A request's counts: its token's window, then its company's. */
+interface McpCount {
+  token: RateLimitDecision;
+  company: RateLimitDecision;
+}
+
 type Route = 'mcp' | 'handshake' | 'metrics' | 'tools/list' | 'tools/call';
 const ROUTES: Record<string, { route: Route; method: 'GET' | 'POST' }> = {
   '/mcp': { route: 'mcp', method: 'POST' },
@@ -61,6 +67,7 @@ const ROUTES: Record<string, { route: Route; method: 'GET' | 'POST' }> = {
 export class McpHttpService {
   private readonly logger = new Logger(McpHttpService.name);
   private readonly window: RateLimitWindow;
+  private readonly companyWindow: RateLimitWindow;
   private readonly allowedOrigins: string[];
   private readonly mcp: ReturnType<typeof toNodeHandler>;
   private readonly logRequest: ReturnType<typeof onRequestDone>;
@@ -88,6 +95,7 @@ export class McpHttpService {
       },
     );
     this.window = mcpWindow(config.MCP_RATE_LIMIT_PER_MINUTE);
+    this.companyWindow = mcpCompanyWindow(config.MCP_TENANT_RATE_LIMIT_PER_MINUTE);
     this.clientAddress = clientAddressReader(config.trustProxy);
     this.allowedOrigins = [...localhostAllowedOrigins(), ...config.MCP_ALLOWED_ORIGINS];
     // The SDK answers an event stream with `Cache-Control: no-cache, no-transform`, which would
@@ -182,7 +190,7 @@ export class McpHttpService {
    * JSON-RPC invalid params), and so that the server built for the request knows the tools it
    * calls. Then the SDK answers, from the parsed body.
    */
-  private async jsonRpc(caller: McpCaller, counted: RateLimitDecision, request: IncomingMessage & { auth?: AuthInfo }, response: ServerResponse): Promise<void> {
+  private async jsonRpc(caller: McpCaller, counted: McpCount, request: IncomingMessage & { auth?: AuthInfo }, response: ServerResponse): Promise<void> {
     const raw = await readBody(request);
     let body: unknown;
     try {
@@ -239,15 +247,17 @@ export class McpHttpService {
     // others are counted before any runs, and refused, the batch takes nothing. One larger than a
     // minute's allowance could never run: it is refused at once, counted as one request.
     const requests = messages.filter((message) => typeof message?.method === 'string').length;
-    if (requests > this.window.points) {
-      const message = `Invalid Request: a batch of ${requests} requests is more than the ${this.window.points} a token may send per minute; send smaller batches.`;
+    const allowance = Math.min(this.window.points, this.companyWindow.points);
+    if (requests > allowance) {
+      const message = `Invalid Request: a batch of ${requests} requests is more than the ${allowance} a token may send per minute; send smaller batches.`;
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } });
     }
     if (requests > 1) {
       await this.countRequest(caller, response, requests - 1).catch(async (refused: unknown) => {
-        await this.rateLimiter.refund(counted, caller.tokenId);
+        await this.refund(counted, caller);
         // Refused, the batch took nothing: left is what its first count left, and that one.
-        response.setHeader('RateLimit', rateLimitHeader(counted.states.map((state) => ({ ...state, remaining: state.remaining + 1 }))));
+        const states = [...counted.token.states, ...counted.company.states];
+        response.setHeader('RateLimit', rateLimitHeader(states.map((state) => ({ ...state, remaining: state.remaining + 1 }))));
         throw refused;
       });
     }
@@ -331,17 +341,28 @@ export class McpHttpService {
     if (origin !== undefined && !/^https?:\/\//i.test(origin)) throw new DomainException('McpOriginNotAllowed', `Origin ${origin.slice(0, 100)} is no web page (http or https).`);
   }
 
-  private async countRequest(caller: McpCaller, response: ServerResponse, requests = 1): Promise<RateLimitDecision> {
-    const decision = await this.rateLimiter.consume([this.window], caller.tokenId, requests);
-    response.setHeader('RateLimit-Policy', rateLimitPolicyHeader([this.window]));
-    response.setHeader('RateLimit', rateLimitHeader(decision.states));
-    if (!decision.allowed) {
+  /**
+   * Counts the token's requests, then, once its window allows them, its company's (so that more
+   * tokens buy a company no more of the server, as more keys buy none of the REST API).
+   */
+  private async countRequest(caller: McpCaller, response: ServerResponse, requests = 1): Promise<McpCount> {
+    const token = await this.rateLimiter.consume([this.window], caller.tokenId, requests);
+    const company = token.allowed ? await this.rateLimiter.consume([this.companyWindow], caller.tenantId, requests) : undefined;
+    response.setHeader('RateLimit-Policy', rateLimitPolicyHeader([this.window, this.companyWindow]));
+    response.setHeader('RateLimit', rateLimitHeader([...token.states, ...(company?.states ?? [])]));
+    if (!company?.allowed) {
       // What is refused runs nothing, so it takes none of what the minute has left: a batch too
       // large for it leaves the token its remaining requests. (The window ends at a fixed time anyway.)
-      await this.rateLimiter.refund(decision, caller.tokenId, requests);
-      throw rateLimited(decision.states.at(-1)!.resetMs, (retryAfter) => `At most ${this.window.points} requests per minute per token; retry in ${retryAfter} s.`);
+      await this.refund({ token, company }, caller, requests);
+      const [refused, whose] = company ? [company, 'per company (all its tokens together)'] : [token, 'per token'];
+      throw rateLimited(refused.states.at(-1)!.resetMs, (retryAfter) => `At most ${refused.states.at(-1)!.window.points} requests per minute ${whose}; retry in ${retryAfter} s.`);
     }
-    return decision;
+    return { token, company };
+  }
+
+  private async refund(count: { token: RateLimitDecision; company?: RateLimitDecision }, caller: McpCaller, requests = 1): Promise<void> {
+    await this.rateLimiter.refund(count.token, caller.tokenId, requests);
+    if (count.company) await this.rateLimiter.refund(count.company, caller.tenantId, requests);
   }
 
   /**

@@ -336,6 +336,12 @@ export class AppConfig {
   @Min(1)
   MCP_RATE_LIMIT_PER_MINUTE = 120;
 
+  /** Agent-tool server: requests per company and minute, all its tokens together, over all processes. */
+  @Transform(int)
+  @IsInt()
+  @Min(1)
+  MCP_TENANT_RATE_LIMIT_PER_MINUTE = 360;
+
   /**
    * Agent-tool server: host names (no scheme or port) of browser origins allowed besides
    * localhost. A request with any other `Origin` is refused (DNS-rebinding protection).

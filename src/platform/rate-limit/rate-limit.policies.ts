@@ -28,6 +28,11 @@ export function mcpWindow(perMinute: number): RateLimitWindow {
   return { id: 'mcp', points: perMinute, durationSeconds: 60 };
 }
 
+/** The agent-tool server's limit of a whole company, all its tokens together: `MCP_TENANT_RATE_LIMIT_PER_MINUTE`. */
+export function mcpCompanyWindow(perMinute: number): RateLimitWindow {
+  return { id: 'mcp_company', points: perMinute, durationSeconds: 60 };
+}
+
 /**
  * Limits a route adds with `@RateLimit(name)`, on top of the general one (spec section 8). A
  * request must pass every window of its limit.
