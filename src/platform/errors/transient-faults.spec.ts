@@ -1,3 +1,4 @@
+import { MaxRetriesPerRequestError } from 'ioredis/built/errors/index.js';
 import { QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { isTransientFault } from './transient-faults.js';
 
@@ -15,6 +16,8 @@ describe('isTransientFault', () => {
     ["the pool's wait running out", new Error('timeout exceeded when trying to connect')],
     ['the server going away', new Error('Connection terminated unexpectedly')],
     ["a transaction's connection dying under it (TypeORM)", new QueryRunnerAlreadyReleasedError()],
+    // Before: the relay's sweep logged it as a fault, with its stack, through a Redis outage.
+    ['a Redis command given up after its retries (ioredis)', new MaxRetriesPerRequestError(20)],
   ])('counts %s', (_, error) => {
     expect(isTransientFault(error)).toBe(true);
   });

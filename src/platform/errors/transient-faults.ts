@@ -15,6 +15,9 @@ const NO_CONNECTION = /^(timeout exceeded when trying to connect|Connection term
 /** ioredis's words for a command it could not get answered: timed out, or the connection closed. */
 const REDIS_UNANSWERED = /^(Command timed out|Connection is closed)/;
 
+/** ioredis's error for a command given up after its connection's retries (Redis away). */
+const REDIS_GAVE_UP = 'MaxRetriesPerRequestError';
+
 /**
  * TypeORM's errors for a transaction whose connection died under it: its query runner was
  * released when the connection ended, and the transaction's next statement finds it so.
@@ -31,6 +34,6 @@ export function isTransientFault(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message, name } = error as { code?: unknown; message?: unknown; name?: unknown };
   if (typeof code === 'string' && (RETRYABLE_SQLSTATES.has(code) || CONNECTION_CODES.has(code))) return true;
-  if (typeof name === 'string' && RELEASED_RUNNER.has(name)) return true;
+  if (typeof name === 'string' && (RELEASED_RUNNER.has(name) || name === REDIS_GAVE_UP)) return true;
   return typeof message === 'string' && (NO_CONNECTION.test(message) || REDIS_UNANSWERED.test(message));
 }

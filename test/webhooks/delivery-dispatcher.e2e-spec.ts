@@ -1,0 +1,50 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { DeliveryAttemptHandler } from '../../src/webhooks/delivery/delivery-attempt.handler.js';
+import { DeliveryDispatcher } from '../../src/webhooks/delivery/delivery-dispatcher.js';
+import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
+import { testConfig } from '../support/config.js';
+import { waitFor } from '../support/wait-for.js';
+
+/** The dispatcher on the real gate (Redis), its attempts failing as a backing service's outage or a fault would fail them. */
+describe('delivery dispatcher (Redis)', () => {
+  const config = testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-dispatcher`, WEBHOOK_WORKER_CONCURRENCY: '5' });
+  let gate: DeliveryGate;
+  let dispatcher: DeliveryDispatcher | undefined;
+  beforeAll(() => (gate = new DeliveryGate(config)));
+  afterEach(async () => {
+    await dispatcher?.onModuleDestroy();
+    jest.restoreAllMocks();
+  });
+  afterAll(() => gate.onApplicationShutdown());
+
+  /** Runs the dispatcher over `count` deliveries, each attempt failing with `failure`; answers the lines it logs. */
+  async function failing(failure: () => Error, count: number): Promise<{ attempts: () => number; warnings: () => string[]; errors: () => string[] }> {
+    const warn = jest.spyOn(Logger.prototype, 'warn');
+    const error = jest.spyOn(Logger.prototype, 'error');
+    let made = 0;
+    const handler = { attempt: async () => ((made += 1), Promise.reject(failure())) } as unknown as DeliveryAttemptHandler;
+    const endpointId = randomUUID();
+    await gate.enqueue(Array.from({ length: count }, () => ({ endpointId, deliveryId: randomUUID() })));
+    dispatcher = new DeliveryDispatcher(gate, handler, config);
+    dispatcher.onApplicationBootstrap();
+    const texts = (spy: { mock: { calls: unknown[][] } }) => spy.mock.calls.map(([first, second]) => String(typeof first === 'string' ? first : second));
+    return { attempts: () => made, warnings: () => texts(warn).filter((text) => text.includes('delivery attempt')), errors: () => texts(error).filter((text) => text.includes('delivery attempt')) };
+  }
+
+  it('writes an outage its attempts met as one throttled warning, without a stack: it wrote an error with its stack for every attempt', async () => {
+    const logged = await failing(() => new Error('Connection terminated unexpectedly'), 5);
+    await waitFor(async () => logged.attempts() === 5 && logged.warnings().length > 0, 10_000, 'five attempts and their warning');
+    expect(logged.errors()).toEqual([]);
+    expect(logged.warnings()).toEqual([
+      expect.stringMatching(/^a delivery attempt could not be recorded \(PostgreSQL or Redis did not answer: Connection terminated unexpectedly\); it is offered again shortly/),
+    ]);
+  });
+
+  it('still writes any other failure as an error', async () => {
+    const logged = await failing(() => new TypeError('x is not a function'), 1);
+    await waitFor(async () => logged.errors().length > 0, 10_000, 'the error line');
+    expect(logged.errors()).toEqual(['delivery attempt failed unexpectedly; it is offered again shortly']);
+  });
+});
