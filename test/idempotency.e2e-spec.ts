@@ -377,6 +377,28 @@ describe('Idempotency-Key (e2e)', () => {
     }
   });
 
+  it('stores the answer once the database answers again when storing it failed for a few seconds after the commit: repeats are then replayed', async () => {
+    // Storing the answer fails three times in a row, as through a short outage; nextval is not rolled back with it.
+    await db.query(`CREATE SEQUENCE answer_faults`);
+    await db.query(`CREATE FUNCTION fail_first_answers() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF nextval('answer_faults') <= 3 THEN RAISE EXCEPTION 'simulated' USING ERRCODE = '40001'; END IF; RETURN NEW; END $$`);
+    await db.query(`CREATE TRIGGER fail_first_answers BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION fail_first_answers()`);
+    try {
+      const key = randomUUID();
+      const first = await post('/v1/test_events', key, { n: 1 });
+      expect(first.status).toBe(201);
+      // Before: the two tries at once failed, the claim stayed committed, and every repeat was 409 for 24 hours.
+      await waitFor(async () => (await rows()).some((row) => row.state === 'completed'), 10_000, 'the answer stored in the background');
+      const repeat = await post('/v1/test_events', key, { n: 1 });
+      expect(repeat.status).toBe(201);
+      expect(repeat.headers['idempotency-replayed']).toBe('true');
+      expect(repeat.body.id).toBe(first.body.id);
+      expect(await executions()).toBe(1);
+    } finally {
+      await db.query(`DROP TRIGGER fail_first_answers ON idempotency_keys; DROP FUNCTION fail_first_answers(); DROP SEQUENCE answer_faults`);
+    }
+  });
+
   it.each([
     ['not_found', 404, 'errors.integrations.invoices.not_found', 'not-found'],
     ['validation_failed', 422, 'errors.integrations.invoices.validation_failed', 'validation'],

@@ -10,7 +10,7 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { isTransientFault } from '../errors/transient-faults.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { requestHashes } from './canonical-json.js';
-import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
+import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
 import { routePattern } from '../logging/request-log.js';
 import { isUuid } from '../validation/uuid.pipe.js';
@@ -28,6 +28,9 @@ const CONFLICT_DETAILS = {
   IdempotencyInProgress: 'A request with this Idempotency-Key is still running; retry when it has finished.',
   IdempotencyReplayUnavailable: 'The request with this Idempotency-Key ran, but its response exceeded 256 KiB and was not kept.',
 } as const;
+/** The first wait before storing an answer is tried again in the background; each next one doubles. */
+const RETRY_FIRST_WAIT_MS = 1000;
+
 const ANSWER_LOST_DETAIL =
   'The request with this Idempotency-Key ran and its change was saved, but the process answering it stopped before its response was kept. ' +
   'Read the resource to see the result; it is not run again.';
@@ -126,24 +129,34 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /**
-   * Stores, marks as too large, or releases the claim, once more after a transient fault (the
-   * connection that failed the request may fail this too; the pool then hands out another). A
-   * failure after that is logged, not answered: the request has run, and its own answer is the
-   * truthful one. The claim then stays in progress until it is stale and a repeat takes it over.
+   * Stores, marks as too large, or releases the claim, once more at once after a transient fault
+   * (the connection that failed the request may fail this too; the pool then hands out another).
+   * Still failing so, it is tried again in the background, for as long as the claim may be
+   * waited for (STALE_CLAIM_SECONDS), while the request's own answer goes out: an outage of a few
+   * seconds right after the commit had cost that answer its replay for 24 hours (a crash review
+   * cut PostgreSQL for 15 s; two keys answered 201 were then 409 for every repeat). Any other
+   * failure is logged, not answered: the request has run, and its own answer is the truthful one.
+   * The claim then stays in progress until it is stale and a repeat takes it over.
    */
   private async settle(request: ApiRequest, claim: IdempotencyClaim, answer: StoredResponse, detailKey?: string, sealed = false): Promise<void> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        if (!isStoredResponse(answer.status, detailKey)) await this.store.release(claim);
-        else if (answer.body !== null && Buffer.byteLength(answer.body) > MAX_REPLAYABLE_BODY_BYTES) {
-          await this.store.completeTooLarge(claim, answer.status);
-        } else await this.store.complete(claim, answer, sealed);
-        return;
-      } catch (error) {
-        if (attempt === 1 && isTransientFault(error)) continue;
-        this.logger.error({ err: error, trace_id: request.traceId }, 'could not store the idempotent response');
-        return;
-      }
+    const store = async () => {
+      if (!isStoredResponse(answer.status, detailKey)) await this.store.release(claim);
+      else if (answer.body !== null && Buffer.byteLength(answer.body) > MAX_REPLAYABLE_BODY_BYTES) {
+        await this.store.completeTooLarge(claim, answer.status);
+      } else await this.store.complete(claim, answer, sealed);
+    };
+    const failed = (error: unknown) => this.logger.error({ err: error, trace_id: request.traceId }, 'could not store the idempotent response');
+    try {
+      await store().catch((error: unknown) => (isTransientFault(error) ? store() : Promise.reject(error)));
+    } catch (error) {
+      if (!isTransientFault(error)) return failed(error);
+      this.logger.warn({ cause: (error as Error).message, trace_id: request.traceId }, 'could not store the idempotent response yet; trying again in the background');
+      const giveUpAt = Date.now() + STALE_CLAIM_SECONDS * 1000;
+      const retry = (waitMs: number) =>
+        setTimeout(() => {
+          store().catch((again: unknown) => (isTransientFault(again) && Date.now() + waitMs < giveUpAt ? retry(waitMs * 2) : failed(again)));
+        }, waitMs).unref();
+      retry(RETRY_FIRST_WAIT_MS);
     }
   }
 }
