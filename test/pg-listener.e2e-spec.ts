@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { PgListener } from '../src/platform/database/pg-listener.js';
+import { tcpProxy } from './support/tcp-proxy.js';
 import { waitFor } from './support/wait-for.js';
 
 /** The dedicated LISTEN connection of the key cache and the event relay: it comes back after it is cut. */
@@ -39,6 +40,34 @@ describe('PgListener (e2e)', () => {
       await waitFor(async () => heard.includes('second'), 5_000, 'a notification after the reconnect');
     } finally {
       await listener.stop();
+    }
+  });
+
+  it('listens again when its connection stops answering without being cut (the network dropped it): it heard nothing for ever', async () => {
+    const database = new URL(process.env.DATABASE_URL!);
+    const proxy = await tcpProxy({ host: database.hostname, port: Number(database.port || 5432) });
+    proxy.up();
+    const heard: string[] = [];
+    const lost: string[] = [];
+    let listening = 0;
+    const listener = new PgListener(
+      `${database.protocol}//${database.username}${database.password ? `:${database.password}` : ''}@127.0.0.1:${proxy.port}${database.pathname}${database.search}`,
+      channel,
+      { notification: (payload) => heard.push(payload), listening: () => (listening += 1), lost: (reason) => lost.push(reason) },
+      undefined,
+      { intervalMs: 200, timeoutMs: 300 },
+    );
+    try {
+      await listener.start();
+      // Black-holed: the connection stays open and carries nothing more; new ones go through.
+      proxy.stall();
+      await waitFor(async () => listening === 2, 10_000, 'listening on a new connection');
+      expect(lost).toEqual(['no answer on the listening connection within 300 ms']);
+      await admin.query('SELECT pg_notify($1, $2)', [channel, 'after']);
+      await waitFor(async () => heard.includes('after'), 5_000, 'a notification on the new connection');
+    } finally {
+      await listener.stop();
+      await proxy.close();
     }
   });
 

@@ -2,6 +2,18 @@ import pg from 'pg';
 
 const RELISTEN_DELAY_MS = 1_000;
 
+/**
+ * How often the listening connection is asked a `SELECT 1`, and how long its answer may take
+ * before the connection counts as lost. A connection the network drops without a reset (a
+ * firewall's or NAT's state gone, a host vanished) otherwise stays open for ever, hearing
+ * nothing: revoked keys stayed cached, and events waited for the sweep (found by a crash review).
+ */
+export interface Liveness {
+  intervalMs: number;
+  timeoutMs: number;
+}
+const LIVENESS: Liveness = { intervalMs: 10_000, timeoutMs: 5_000 };
+
 export interface PgListenerHandlers {
   /** A notification on the channel; `connection` is the listening one, for an answer on it. */
   notification(payload: string, connection: pg.Client): void;
@@ -28,6 +40,7 @@ export class PgListener {
     private readonly channel: string,
     private readonly handlers: PgListenerHandlers,
     private readonly prepare?: (connection: pg.Client) => Promise<unknown>,
+    private readonly liveness: Liveness = LIVENESS,
   ) {}
 
   /** Starts listening; `stop` waits for a start in progress. */
@@ -41,10 +54,12 @@ export class PgListener {
     if (this.stopped) return;
     const client = new pg.Client({ connectionString: this.databaseUrl });
     let gone = false;
+    let watch: NodeJS.Timeout | undefined;
     // A broken connection emits 'error' and then 'end': one loss.
     const lose = (reason: string) => {
       if (gone) return;
       gone = true;
+      clearInterval(watch);
       this.lost(client, reason);
     };
     client.on('notification', (message) => this.handlers.notification(message.payload ?? '', client));
@@ -68,7 +83,21 @@ export class PgListener {
       return;
     }
     this.client = client;
+    watch = setInterval(() => this.check(client, lose), this.liveness.intervalMs).unref();
     this.handlers.listening();
+  }
+
+  /** Loses the connection when a `SELECT 1` on it has no answer in time; one that fails says so through 'error'. */
+  private check(client: pg.Client, lose: (reason: string) => void): void {
+    const deadline = setTimeout(() => {
+      lose(`no answer on the listening connection within ${this.liveness.timeoutMs} ms`);
+      // Nor would it answer the Terminate that ending it sends: its socket is closed at once.
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+    }, this.liveness.timeoutMs).unref();
+    client.query('SELECT 1').then(
+      () => clearTimeout(deadline),
+      () => clearTimeout(deadline),
+    );
   }
 
   async stop(): Promise<void> {

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { HealthIndicatorService } from '@nestjs/terminus';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../config/app-config.js';
+import { reconnectWhenSilent } from './redis-liveness.js';
 
 const PING_TIMEOUT_MS = 1000;
 
@@ -9,6 +10,7 @@ const PING_TIMEOUT_MS = 1000;
 @Injectable()
 export class RedisHealthIndicator implements OnModuleDestroy {
   private readonly client: Redis;
+  private readonly stopLivenessChecks: () => void;
 
   constructor(
     @Inject(AppConfig) config: AppConfig,
@@ -23,6 +25,7 @@ export class RedisHealthIndicator implements OnModuleDestroy {
     });
     // Connection errors are what the probe reports; without a listener ioredis prints each one.
     this.client.on('error', () => undefined);
+    this.stopLivenessChecks = reconnectWhenSilent(this.client);
   }
 
   async isHealthy(key: string) {
@@ -42,6 +45,7 @@ export class RedisHealthIndicator implements OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
+    this.stopLivenessChecks();
     this.client.disconnect();
   }
 }

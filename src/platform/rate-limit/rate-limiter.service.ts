@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppConfig } from '../config/app-config.js';
+import { reconnectWhenSilent } from '../health/redis-liveness.js';
 import { type Clock, ClockedWindow, systemClock } from './clocked-window.js';
 import type { WindowState } from './rate-limit-headers.js';
 import { companyWindow, defaultWindow, NAMED_RATE_LIMITS, type RateLimitName, type RateLimitWindow } from './rate-limit.policies.js';
@@ -85,6 +86,7 @@ export class RateLimiterService implements OnApplicationShutdown {
   /** Counted per company (by its id) beside every key's general window. */
   readonly companyWindow: RateLimitWindow;
   private redisAvailable = true;
+  private readonly stopLivenessChecks: () => void;
 
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {
     this.general = defaultWindow(config.RATE_LIMIT_PER_SECOND);
@@ -99,6 +101,7 @@ export class RateLimiterService implements OnApplicationShutdown {
       disconnectTimeout: 500,
     }) as CountingRedis;
     this.redis.defineCommand('countInOrder', { lua: COUNT_IN_ORDER });
+    this.stopLivenessChecks = reconnectWhenSilent(this.redis);
     this.redis.on('error', (error: Error) => {
       if (this.redisAvailable) this.logger.warn(`Redis unreachable, rate limits now count per process: ${error.message}`);
       this.redisAvailable = false;
@@ -225,6 +228,7 @@ export class RateLimiterService implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopLivenessChecks();
     if (this.redis.status === 'ready') await this.redis.quit();
     else this.redis.disconnect();
   }

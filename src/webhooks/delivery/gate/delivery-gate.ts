@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../../../platform/config/app-config.js';
+import { reconnectWhenSilent } from '../../../platform/health/redis-liveness.js';
 import { throttledWarning } from '../../../platform/logging/throttled-warning.js';
 import { isUuid } from '../../../platform/validation/uuid.pipe.js';
 import { ENQUEUE, FORGET, RELEASE, TAKE } from './gate-scripts.js';
@@ -75,6 +76,7 @@ export class DeliveryGate implements OnApplicationShutdown {
   private readonly prefix: string;
   private readonly cap: number;
   private readonly slotTtlMs: number;
+  private readonly livenessChecks: (() => void)[] = [];
 
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {
     this.prefix = `${config.REDIS_PREFIX}:wh`;
@@ -89,6 +91,7 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.redis.defineCommand('ohGateTake', { numberOfKeys: 0, lua: TAKE });
     this.redis.defineCommand('ohGateRelease', { numberOfKeys: 0, lua: RELEASE });
     this.redis.defineCommand('ohGateForget', { numberOfKeys: 0, lua: FORGET });
+    this.livenessChecks.push(reconnectWhenSilent(this.redis));
   }
 
   /**
@@ -212,6 +215,7 @@ export class DeliveryGate implements OnApplicationShutdown {
       this.subscriber = this.redis.duplicate({ connectionName: `${this.prefix}:gate-wake`, lazyConnect: false, commandTimeout: undefined, maxRetriesPerRequest: null });
       const warn = throttledWarning((message) => this.logger.warn(message));
       this.subscriber.on('error', (error: Error) => warn(`delivery gate wake-ups: Redis: ${error.message}`));
+      this.livenessChecks.push(reconnectWhenSilent(this.subscriber));
     }
     this.subscriber.on('message', listener);
     this.subscriber.subscribe(`${this.prefix}:wake`).catch((error: Error) => this.logger.warn(`delivery gate wake-ups: subscribing failed: ${error.message}`));
@@ -219,6 +223,7 @@ export class DeliveryGate implements OnApplicationShutdown {
 
   /** Last of all: the dispatcher's shutdown (before it) still frees the slots of the attempts it waits for. */
   async onApplicationShutdown(): Promise<void> {
+    for (const stop of this.livenessChecks) stop();
     await Promise.all(
       // QUIT only on a live connection: while Redis is down it would wait in the offline queue.
       [this.subscriber, this.redis].map(async (client) => {
