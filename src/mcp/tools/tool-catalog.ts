@@ -498,8 +498,10 @@ export class ToolCatalog {
   }
 }
 
-/** A page tool's result: its items, its next_cursor, and a hint naming what was cut and how to go on. */
-/** `shortened`: fewer items than asked fitted the budget, which naming fewer members in `fields` would spare. */
+/**
+ * A page tool's result: its items, its next_cursor, and a hint naming what was cut and how to go
+ * on. `shortened`: fewer items than asked came, which naming fewer members in `fields` would spare.
+ */
 function withPageHint(data: Record<string, unknown>[], nextCursor: string | undefined, cut: readonly string[], shortened: boolean): Record<string, unknown> {
   const hint = [...(cut.length > 0 ? [cutHint(cut)] : []), ...(nextCursor ? [PAGING_HINT] : []), ...(nextCursor && shortened ? [SHORTENED_HINT] : [])].join(' ');
   return { data, ...(nextCursor ? { next_cursor: nextCursor } : {}), ...(hint ? { hint } : {}) };
