@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -786,5 +787,36 @@ describe("agent-tool server: one company's calls take a bounded share of the poo
       await lock.end();
     }
     for (const answer of await searches) expect([answer.status, answer.body!.isError]).toEqual([200, undefined]);
+  }, 60_000);
+
+  it('reads a token again when its call waited for a turn: one revoked meanwhile is not served', async () => {
+    const revoked = (await runCli('mcp-token:create', '--tenant', busy.tenant.id, '--user', busy.user.id, '--tools', '*')).json as { id: string; token: string };
+    const call = (token: string) => shortcut(mcp.base, '/tools/call', credentials(token, busy.tenant.slug), { name: 'list_records', arguments: { resource: 'invoices' } });
+    const redis = new Redis(process.env.REDIS_URL!);
+    const lock = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await lock.connect();
+    await lock.query('BEGIN');
+    await lock.query('LOCK TABLE invoices IN ACCESS EXCLUSIVE MODE');
+    let holding: Promise<Awaited<ReturnType<typeof call>>[]> | undefined;
+    let queued: ReturnType<typeof call> | undefined;
+    try {
+      // The company's two turns wait on the lock; the revoked token's call waits for a turn.
+      holding = Promise.all([call(busy.mcp_token), call(busy.mcp_token)]);
+      await waitFor(async () => Number((await db.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n) === 2, 10_000, 'both turns on the lock');
+      queued = call(revoked.token);
+      // Counted, so authenticated: before its revocation.
+      await waitFor(async () => (await redis.keys(`${process.env.REDIS_PREFIX}:ratelimit:mcp:${revoked.id}:*`)).length > 0, 10_000, 'the queued call counted');
+      expect((await runCli('mcp-token:revoke', '--token', revoked.id)).code).toBe(0);
+    } finally {
+      await lock.query('COMMIT');
+      await lock.end();
+      redis.disconnect();
+    }
+    for (const answer of await holding!) expect([answer.status, answer.body!.isError]).toEqual([200, undefined]);
+    // Before: served, the company's invoices answered to a token revoked seconds before.
+    const answer = await queued!;
+    expect(answer.status).toBe(200);
+    expect(answer.body!.isError).toBe(true);
+    expect(JSON.stringify(answer.body)).toContain('revoked');
   }, 60_000);
 });

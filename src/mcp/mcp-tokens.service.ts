@@ -38,6 +38,9 @@ const AUTHENTICATE_SQL = `
     JOIN users u ON u.id = t.user_id AND u.tenant_id = t.tenant_id
    WHERE t.prefix = $1`;
 
+const STILL_ACTIVE_SQL = `
+  SELECT t.revoked_at IS NULL AND c.active AS active FROM mcp_tokens t JOIN tenants c ON c.id = t.tenant_id WHERE t.id = $1`;
+
 interface AuthenticateRow {
   id: string;
   tenant_id: string;
@@ -66,6 +69,12 @@ export class McpTokensService {
     const { token, prefix, secretHash } = generateMcpToken();
     const { id } = await manager.getRepository(McpToken).save({ tenantId: tenant.id, userId: user.id, prefix, secretHash, tools });
     return { id, token };
+  }
+
+  /** Whether the caller's token is still unrevoked and its company active (read again after a wait). */
+  async stillActive(caller: McpCaller): Promise<boolean> {
+    const rows = await hotQuery<{ active: boolean }>(this.dataSource, 'mcp-token-still-active', STILL_ACTIVE_SQL, [caller.tokenId]);
+    return rows[0]?.active === true;
   }
 
   /** Revokes a token at once; revoking it again keeps the first revocation time. */

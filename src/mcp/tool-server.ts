@@ -8,7 +8,7 @@ import { isTransientFault } from '../platform/errors/transient-faults.js';
 import { fieldLineLogger } from '../platform/logging/logger.js';
 import { type Logger as PinoLogger, PINO_LOGGER } from '../platform/logging/logging.module.js';
 import { Metrics } from '../platform/metrics/metrics.service.js';
-import type { McpCaller } from './mcp-tokens.service.js';
+import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { TenantTurns } from '../platform/tenancy/tenant-turns.js';
 import { COMPACT_TOOL_NAMES } from './tool-names.js';
 import { type AgentTool, ToolCatalog } from './tools/tool-catalog.js';
@@ -70,6 +70,7 @@ export class ToolServer implements OnModuleDestroy {
     @Inject(Metrics) metrics: Metrics,
     @Inject(PINO_LOGGER) pino: PinoLogger,
     @Inject(AppConfig) config: AppConfig,
+    @Inject(McpTokensService) private readonly tokens: McpTokensService,
   ) {
     this.turns = new TenantTurns(config.MCP_TENANT_CONCURRENCY, config.DATABASE_STATEMENT_TIMEOUT_MS);
     this.callLines = fieldLineLogger(pino, { context: ToolServer.name });
@@ -151,11 +152,6 @@ export class ToolServer implements OnModuleDestroy {
   }
 
   /**
-   * Arguments refused before the SDK sees them: it names every argument a tool does not take in
-   * its refusal (40,000 names made a 469 kB answer), and passes a name every object inherits
-   * (`constructor`) as known.
-   */
-  /**
    * Drops the arguments given as null, in place, before anything checks them: many agent
    * runtimes send null for an optional argument they leave out (OpenAI's strict function
    * calling must), and no argument of these tools means anything by null.
@@ -165,6 +161,11 @@ export class ToolServer implements OnModuleDestroy {
     for (const [name, value] of Object.entries(args)) if (value === null) delete (args as Record<string, unknown>)[name];
   }
 
+  /**
+   * Arguments refused before the SDK sees them: it names every argument a tool does not take in
+   * its refusal (40,000 names made a 469 kB answer), and passes a name every object inherits
+   * (`constructor`) as known.
+   */
   argumentsRefusal(args: unknown): ArgumentsRefusal | undefined {
     if (args === null || typeof args !== 'object' || Array.isArray(args)) return undefined;
     const names = Object.keys(args);
@@ -258,7 +259,13 @@ export class ToolServer implements OnModuleDestroy {
     const started = performance.now();
     const done = (outcome: CallOutcome) => this.record(tool.name, caller, outcome, performance.now() - started);
     try {
-      const result = await this.turns.run(caller.tenantId, () => tool.run(caller.tenantId, args));
+      const result = await this.turns.run(caller.tenantId, async (waited) => {
+        // Revoked while the call waited for its turn (up to DATABASE_STATEMENT_TIMEOUT_MS), the token is not served.
+        if (waited && !(await this.tokens.stillActive(caller))) {
+          throw new DomainException('McpUnauthenticated', 'This agent-tool token was revoked, or its company deactivated, while the call waited for its turn.');
+        }
+        return tool.run(caller.tenantId, args);
+      });
       done('ok');
       return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
     } catch (error) {

@@ -32,15 +32,9 @@ export class TenantTurns {
 
   /** A turn of the company's, when one is free. */
   acquire(tenantId: string): Promise<EndTurn> {
-    let tenant = this.tenants.get(tenantId);
-    if (!tenant) {
-      tenant = { active: 0, waiting: [] };
-      this.tenants.set(tenantId, tenant);
-    }
-    if (tenant.active < this.concurrency) {
-      tenant.active += 1;
-      return Promise.resolve(this.ender(tenantId));
-    }
+    const free = this.take(tenantId);
+    if (free) return Promise.resolve(free);
+    const tenant = this.tenants.get(tenantId)!;
     if (tenant.waiting.length >= MAX_WAITING) return Promise.reject(this.busy(`${MAX_WAITING} of this company's requests are already waiting`));
     const queue = tenant.waiting;
     return new Promise<EndTurn>((start, refuse) => {
@@ -53,14 +47,27 @@ export class TenantTurns {
     });
   }
 
-  /** `work` in a turn of the company's. */
-  async run<T>(tenantId: string, work: () => Promise<T>): Promise<T> {
-    const end = await this.acquire(tenantId);
+  /** `work` in a turn of the company's; `waited`: none was free at once. */
+  async run<T>(tenantId: string, work: (waited: boolean) => Promise<T>): Promise<T> {
+    const free = this.take(tenantId);
+    const end = free ?? (await this.acquire(tenantId));
     try {
-      return await work();
+      return await work(free === undefined);
     } finally {
       end();
     }
+  }
+
+  /** A turn of the company's if one is free now. */
+  private take(tenantId: string): EndTurn | undefined {
+    let tenant = this.tenants.get(tenantId);
+    if (!tenant) {
+      tenant = { active: 0, waiting: [] };
+      this.tenants.set(tenantId, tenant);
+    }
+    if (tenant.active >= this.concurrency) return undefined;
+    tenant.active += 1;
+    return this.ender(tenantId);
   }
 
   private ender(tenantId: string): EndTurn {
