@@ -354,7 +354,10 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
         expect(invoice).toMatchObject({ resource: 'invoices', id: invoiceId, line_count: 500 });
         // The notes the search ranks on (4 kB here) take no room from the lines shown: they were cut to fewer.
         expect(invoice.lines).toHaveLength(fitting);
-        expect(result.structuredContent.hint).toBe(`Cut to fit the result size: lines holds the first ${fitting} of line_count.`);
+        // Before, nothing said whether the rest could be reached (it cannot), nor how to get more of it.
+        expect(result.structuredContent.hint).toBe(
+          `Cut to fit the result size: lines holds the first ${fitting} of line_count. Naming only the members you need in fields leaves them more room; no tool shows more of one record.`,
+        );
       }
     });
 

@@ -40,7 +40,7 @@ export const countName = (name: string) => `${name.replace(/s$/, '')}_count`;
  * An item within `budget` bytes of JSON. Its arrays of records keep the leading records that
  * fit, with their full count beside them (`line_count`): an invoice holds up to 500 lines of
  * 1,000 characters, over 1 MB. Then, if it is still over, its longest texts are cut, each ending
- * `…`: most have no length limit (a payment's `failure_reason` of 1 MB made a 2 MB result), and
+ * `…`: a text may be long (a payment's `failure_reason` has no limit: 1 MB made a 2 MB result), and
  * a work order's 5,000 characters of emoji are 20 kB. `cut` names each member cut short, for the
  * result's hint.
  */

@@ -26,7 +26,9 @@ const ITEM_BUDGET_BYTES = RESULT_BUDGET_BYTES - 64;
 const PAGING_HINT = 'More results: call this tool again with the same arguments and cursor set to next_cursor.';
 const CUT = 'Cut to fit the result size: ';
 const SHORTENED_HINT = 'Fewer records than asked fit the result size: name only the members you need in fields for more per call.';
-const cutHint = (cut: readonly string[]) => `${CUT}${cut.join('; ')}.`;
+/** What was cut, and that no call shows more of one record: an agent would otherwise look for a way to page through it. */
+const CUT_END = 'Naming only the members you need in fields leaves them more room; no tool shows more of one record.';
+const cutHint = (cut: readonly string[]) => `${CUT}${cut.join('; ')}. ${CUT_END}`;
 
 /** `recent_*` without `since` looks back this far. */
 const DEFAULT_RECENT_DAYS = 7;
