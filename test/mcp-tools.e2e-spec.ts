@@ -595,6 +595,22 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(() => catalog([finance, { ...finance, title: 'Another' }])).toThrow(`Two features summarise the area ${finance.area}`);
     });
 
+    it("is described, member by member, in summarise's output schema: the compact tool's was open, and how to read a member was hidden", async () => {
+      const listed = await shortcut(mcp.base, '/tools/list', credentials(demo.mcp_token, demo.tenant.slug));
+      const summarise = listed.body!.tools.find((tool: any) => tool.name === 'summarise');
+      expect(summarise.outputSchema.properties.invoices_by_status.description).toMatch(/counts as issued here, and as overdue in overdue_count/);
+      expect(summarise.outputSchema.properties.invoices_by_currency.description).toMatch(/Never add amounts of different currencies/);
+      expect(summarise.outputSchema.required ?? []).toEqual([]);
+      const answer: any = await client.callTool({ name: 'summarise', arguments: { area: 'finance' } });
+      expect(answer.isError).toBeFalsy();
+      expect(Object.keys(answer.structuredContent).sort()).toEqual(['invoices_by_currency', 'invoices_by_status']);
+    });
+
+    it('is refused at start when two summaries name a member alike: the one schema of summarise would describe one of them wrongly', async () => {
+      const [finance, fleet] = await loadAreaSummaries();
+      expect(() => catalog([finance, { ...fleet, output: finance.output }])).toThrow('Two summaries have a member invoices_by_currency');
+    });
+
     it('fails, rather than answer, when it is larger than a tool answer (one grouping by an open-ended member answered 11 MB)', async () => {
       const [finance] = await loadAreaSummaries();
       const names = Object.fromEntries(Array.from({ length: 1000 }, (_, index) => [`name ${index}`, index]));

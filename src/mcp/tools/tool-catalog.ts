@@ -159,6 +159,10 @@ export class ToolCatalog {
     const areas = sources.summaries.map((summary) => summary.area);
     const twice = areas.find((area, index) => areas.indexOf(area) !== index);
     if (twice) throw new Error(`Two features summarise the area ${twice}: one summary per area, declared by the feature of that name (docs/architecture.md)`);
+    // `summarise` describes every area's members in one schema: one name must mean one thing.
+    const members = sources.summaries.flatMap((summary) => Object.keys((summary.output as z.ZodObject).shape).map((name) => ({ name, area: summary.area })));
+    const shared = members.find((member, index) => members.findIndex((other) => other.name === member.name) !== index);
+    if (shared) throw new Error(`Two summaries have a member ${shared.name} (${shared.area} and another): name each area's members apart (docs/architecture.md)`);
     this.summaries = sources.summaries;
     this.members = new Map(
       sources.resources.map((resource) => {
@@ -333,7 +337,11 @@ export class ToolCatalog {
       title: 'Summarise an area',
       description: 'Totals and counts of one business area (open and overdue invoices, vehicles by status and open work orders, pending leave and timesheets, open tickets, documents): start here for overview questions.',
       input: z.object({ area: z.enum(areas.map((summary) => summary.area) as [Area, ...Area[]]).describe('The business area.') }).strict(),
-      output: z.looseObject({}),
+      // Every area's members, each present only in its area's answer: their descriptions say how to
+      // read them ("never add amounts of different currencies"), which the per-area tools alone held.
+      output: z.looseObject(
+        Object.fromEntries(areas.flatMap((summary) => Object.entries((summary.output as z.ZodObject).shape).map(([name, member]) => [name, (member as z.ZodType).optional()]))),
+      ),
       scopes: [...new Set(areas.flatMap((summary) => summary.scopes))],
       area: areas[0].area,
       run: (tenantId, args) => this.byName.get(summaryToolName(args.area as string))!.run(tenantId, args),
