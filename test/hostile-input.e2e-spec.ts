@@ -64,11 +64,11 @@ describe('hostile input (e2e)', () => {
       ['Latin-1 text', Buffer.from('{"notes":"Müller"}', 'latin1')],
       ['a lone continuation byte', Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0x80, 0x22, 0x7d])],
       ['an overlong encoding of "/"', Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d])],
-    ])('answers 422 malformed_json to a body that is not UTF-8 (%s), rather than storing U+FFFD in its place', async (_case, bytes) => {
+    ])('answers a body that is not UTF-8 (%s) as one that is no JSON object, 422 invalid_body, rather than storing U+FFFD in its place', async (_case, bytes) => {
       const before = await invoices();
       for (const type of ['application/json', 'application/json; charset=utf-8']) {
         const res = await post('/v1/invoices').set('Content-Type', type).serialize(() => bytes as never).send({});
-        expect(expectProblem(res, 422, 'errors.common.validation.malformed_json').detail).toMatch(/not valid UTF-8/);
+        expect(expectProblem(res, 422, 'errors.integrations.invoices.invalid_body').detail).toMatch(/not valid UTF-8/);
       }
       expect(await invoices()).toBe(before);
     });

@@ -235,9 +235,25 @@ describe('request pipeline and errors (e2e)', () => {
   });
 
   describe('request bodies', () => {
-    it('answers 422 malformed_json to a body that is not JSON', async () => {
+    it('answers 422 malformed_json to a body that is not JSON, on a route whose body is no validated object', async () => {
       const res = await api.http.post('/v1/test_events').set('Authorization', session.auth).set('Content-Type', 'application/json').send('{"a":');
       expectProblem(res, 422, 'errors.common.validation.malformed_json', 'validation');
+    });
+
+    it("answers a body that is not JSON as its route answers a body that is no JSON object (the invoices' invalid_body, spec 7), before authentication", async () => {
+      const id = '00000000-0000-4000-8000-000000000000';
+      const send = (method: 'post' | 'patch', path: string, auth = true) => {
+        const request = api.http[method](path).set('Content-Type', 'application/json');
+        return (auth ? request.set('Authorization', session.auth) : request).send('{"notes":');
+      };
+      // Before: 422 malformed_json, a key the spec does not give these routes.
+      for (const [method, path] of [['post', '/v1/invoices'], ['patch', `/v1/invoices/${id}`], ['post', `/v1/invoices/${id}/void`]] as const) {
+        const res = await send(method, path);
+        expectProblem(res, 422, 'errors.integrations.invoices.invalid_body', 'validation');
+        expect(res.body.detail).toBe('The request body must be a JSON object; it could not be parsed as JSON.');
+        expectProblem(await send(method, path, false), 422, 'errors.integrations.invoices.invalid_body', 'validation');
+      }
+      expectProblem(await send('post', '/v1/webhook_endpoints'), 422, 'errors.integrations.webhooks.validation_failed', 'validation');
     });
 
     it('answers 415 unsupported_media_type to a charset other than UTF-8, one body-parser could decode included', async () => {

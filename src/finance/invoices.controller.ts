@@ -19,11 +19,10 @@ import { InvoicesService } from './invoices.service.js';
 
 const ID_PARAM = ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } });
 const NOT_FOUND = ApiProblem(404, `\`${resourceErrors(invoicesResource.name).notFound.detailKey}\`: no such invoice for this company.`);
-const MALFORMED = `${detailKey('MalformedJson')} (not JSON)`;
 
 const CREATE_ERRORS =
   'A body with several faults answers with the first check that fails, in this order: ' +
-  '`invalid_body` (not a JSON object) → `required` (customer_id, currency or lines absent or null; `field` names the first) → ' +
+  '`invalid_body` (not a JSON object, or not JSON at all) → `required` (customer_id, currency or lines absent or null; `field` names the first) → ' +
   '`line_invalid` (the first line that is not an object or whose qty, unit_price_minor or tax_rate is missing, not a number, ' +
   'negative, not whole (unit_price_minor) or over its limit — qty ≤ 1,000,000,000, unit_price_minor ≤ 2^53−1, tax_rate ≤ 100 — ' +
   'or whose qty × unit_price_minor exceeds 2^53−1; `field` and `code` say which) → `validation_failed` (all other member faults ' +
@@ -55,7 +54,7 @@ export class InvoiceWritesController {
   @ApiCreatedResponse({ type: InvoiceDto, headers: { Location: { description: 'URL of the new invoice.', schema: { type: 'string' } } } })
   @ApiProblem(
     422,
-    `In the order of the checks: ${MALFORMED}, ${detailKey('InvoiceInvalidBody')}, ${detailKey('InvoiceRequired')}, ${detailKey('InvoiceLineInvalid')}, ` +
+    `In the order of the checks: ${detailKey('InvoiceInvalidBody')} (also a body that is not JSON), ${detailKey('InvoiceRequired')}, ${detailKey('InvoiceLineInvalid')}, ` +
       `${detailKey('InvoiceValidationFailed')}, ${detailKey('CurrencyNotEnabled')}, ${detailKey('InvalidReference')}, ${detailKey('InvoiceLineInvalid')} ` +
       `(code tax_rate_conflict), ${detailKey('InvoiceCreateFailed')}; see the description.`,
   )
@@ -83,7 +82,7 @@ export class InvoiceWritesController {
   @NOT_FOUND
   @ApiProblem(
     422,
-    `In the order of the checks: ${detailKey('InvalidInput')} (an id not a UUID), ${MALFORMED}, ${detailKey('InvoiceInvalidBody')}, ` +
+    `In the order of the checks: ${detailKey('InvalidInput')} (an id not a UUID), ${detailKey('InvoiceInvalidBody')} (also a body that is not JSON), ` +
       `${detailKey('InvoiceValidationFailed')}, ${detailKey('InvoiceNoWritableFields')}, (404), ${detailKey('InvoiceUpdateFailed')}, ` +
       `${detailKey('InvoiceValidationFailed')} (due_before_issue), ${detailKey('CurrencyNotEnabled')}, ${detailKey('InvalidReference')}.`,
   )
@@ -109,7 +108,7 @@ export class InvoiceWritesController {
   @NOT_FOUND
   @ApiProblem(
     422,
-    `${detailKey('InvalidInput')} (an id not a UUID), ${MALFORMED}, ${detailKey('InvoiceInvalidBody')}, ${detailKey('InvoiceValidationFailed')} ` +
+    `${detailKey('InvalidInput')} (an id not a UUID), ${detailKey('InvoiceInvalidBody')} (also a body that is not JSON), ${detailKey('InvoiceValidationFailed')} ` +
       `(an unknown member or a bad reason), ${detailKey('InvalidInvoiceStatusForVoid')} (draft, paid or void), ${detailKey('InvoiceVoidFailed')} ` +
       '(a received, unrefunded payment).',
   )

@@ -27,6 +27,8 @@ export interface ApiRequest extends Request {
    * idempotency interceptor answers the stored first answer of a repeat, or this.
    */
   limitRefusal?: Error;
+  /** Why a routed request's body could not be read as JSON: answered by refuseUnparsableBody, as its route says. */
+  unparsableBody?: string;
 }
 
 /** The authenticated caller of the current request (only on routes with `@RequireScopes`). */

@@ -17,6 +17,7 @@ import { ApiKeyAuthenticator } from './api-key-authenticator.service.js';
 import type { ApiRequest, AuthContext } from './auth-context.js';
 import { bearerCredentials } from './bearer-credentials.js';
 import { PUBLIC_METADATA, SCOPES_METADATA } from '../route-access/require-scopes.decorator.js';
+import { refuseUnparsableBody } from '../validation/validated-body.js';
 
 /**
  * The one global guard, deny by default: a route is reachable only if it is `@Public()` or
@@ -54,10 +55,12 @@ export class AuthGuard implements CanActivate {
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<ApiRequest>();
+    // The first global guard: a body that is not JSON is refused before anything else, as its route refuses a body that is no object.
+    refuseUnparsableBody(request.unparsableBody, context.getHandler());
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_METADATA, targets)) return true;
 
-    const request = context.switchToHttp().getRequest<ApiRequest>();
     const generation = this.authenticator.generation;
     // The client address (proxy-aware, so not free to compute) only when a limit needs it.
     const address = () => request.ip ?? '';

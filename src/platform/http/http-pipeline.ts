@@ -3,7 +3,7 @@ import express, { type Application, type NextFunction, type Request, type Respon
 import { type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiRequest } from '../auth/auth-context.js';
-import type { ErrorName } from '../catalog/errors.js';
+import { type ErrorName, Errors } from '../catalog/errors.js';
 import type { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../errors/problem.js';
@@ -250,8 +250,15 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     if (routed.has(request)) checkBody(request.body);
     next();
   });
-  app.use((error: unknown, _request: Request, response: Response, next: NextFunction) => {
+  app.use((error: unknown, request: ApiRequest, response: Response, next: NextFunction) => {
     if (response.headersSent) return next(error);
-    sendProblem(response, toProblem(error, config.errorsBaseUrl));
+    // Not JSON, on a route that reads its body: answered once routed, with the route's own key (refuseUnparsableBody).
+    const problem = toProblem(error, config.errorsBaseUrl);
+    if (routed.has(request) && problem.body.detail_key === Errors.MalformedJson.detailKey) {
+      request.unparsableBody = problem.body.detail;
+      request.body = undefined;
+      return next();
+    }
+    sendProblem(response, problem);
   });
 }

@@ -270,11 +270,33 @@ export function validateBody<T extends object>(dto: Type<T>, body: unknown, cont
  * malformed path id (every path parameter is one) is answered first, by its UuidPipe, as the
  * documented check order says: the body is then not judged at all.
  */
-export const ValidBody = createParamDecorator((dto: Type<object>, context: ExecutionContext): object | undefined => {
+const validBody = createParamDecorator((dto: Type<object>, context: ExecutionContext): object | undefined => {
   const request = context.switchToHttp().getRequest<Request>();
   if (Object.values(request.params ?? {}).some((value) => !isUuid(value))) return undefined;
   return validateBody(dto, request.body);
 });
+
+/** The body DTO a handler takes, for refuseUnparsableBody. */
+const BODY_DTO = Symbol('body-dto');
+
+export function ValidBody(dto: Type<object>): ParameterDecorator {
+  return (target, key, index) => {
+    validBody(dto)(target, key, index);
+    if (key !== undefined) Reflect.defineMetadata(BODY_DTO, dto, (target as Record<string | symbol, object>)[key]);
+  };
+}
+
+/**
+ * A body that is not JSON at all (or not UTF-8) is not a JSON object either: answered as the
+ * route's DTO answers one (`invalidBody`: the invoice routes' `invalid_body`, spec 7), on a route
+ * without one as `malformed_json`. Called first of all for a routed request (AuthGuard), so before
+ * authentication, as the JSON parser's own refusal was. `unparsable`: why the body could not be read.
+ */
+export function refuseUnparsableBody(unparsable: string | undefined, handler: object): void {
+  if (unparsable === undefined) return;
+  const invalidBody = rulesOf(Reflect.getMetadata(BODY_DTO, handler))?.invalidBody;
+  throw new DomainException(invalidBody ?? 'MalformedJson', invalidBody ? `The request body must be a JSON object; ${unparsable.replace(/^The request body /, 'it ')}` : unparsable);
+}
 
 /**
  * Applies property decorators in the order listed. class-validator runs a member's checks in the
