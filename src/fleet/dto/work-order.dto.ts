@@ -43,13 +43,13 @@ export class WorkOrderDto {
   @ApiProperty({ type: String, nullable: true, example: 'Autohaus Weber GmbH', description: 'External workshop doing the work; null when done in-house.' })
   vendor_name: string | null;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Labour cost in the minor unit of `currency`.' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Labour cost in the minor unit of `currency`.', example: 8000 })
   labor_cost_minor: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'Parts cost in the minor unit of `currency`.' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Parts cost in the minor unit of `currency`.', example: 4000 })
   parts_cost_minor: number;
 
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'labor_cost_minor + parts_cost_minor.' })
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'labor_cost_minor + parts_cost_minor.', example: 12000 })
   total_cost_minor: number;
 
   @ApiProperty({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code.', example: 'EUR' })

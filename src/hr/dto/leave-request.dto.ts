@@ -15,10 +15,10 @@ export class LeaveRequestDto {
   @ApiProperty({ enum: LEAVE_STATUSES })
   status: LeaveStatus;
 
-  @ApiProperty({ format: 'date', description: 'First day of leave (YYYY-MM-DD).' })
+  @ApiProperty({ format: 'date', description: 'First day of leave (YYYY-MM-DD).', example: '2026-05-18' })
   start_date: string;
 
-  @ApiProperty({ format: 'date', description: 'Last day of leave, inclusive; not before start_date.' })
+  @ApiProperty({ format: 'date', description: 'Last day of leave, inclusive; not before start_date.', example: '2026-05-20' })
   end_date: string;
 
   @ApiProperty({ type: 'number', multipleOf: 0.5, minimum: 0.5, description: 'Working days taken, in half days.', example: 3 })

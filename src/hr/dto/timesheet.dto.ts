@@ -9,10 +9,10 @@ export class TimesheetDto {
   @ApiProperty({ format: 'uuid', description: 'An id of GET /v1/employees.' })
   employee_id: string;
 
-  @ApiProperty({ format: 'date', description: 'First day of the period (YYYY-MM-DD).' })
+  @ApiProperty({ format: 'date', description: 'First day of the period (YYYY-MM-DD).', example: '2026-05-11' })
   period_start_date: string;
 
-  @ApiProperty({ format: 'date', description: 'Last day of the period, inclusive.' })
+  @ApiProperty({ format: 'date', description: 'Last day of the period, inclusive.', example: '2026-05-17' })
   period_end_date: string;
 
   @ApiProperty({ type: 'number', minimum: 0, description: 'Hours within contract, two decimals.', example: 38.5 })

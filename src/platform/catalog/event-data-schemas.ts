@@ -74,7 +74,7 @@ export const EVENT_DATA_SCHEMAS = {
     sender_user_id: id('The user who sent it.'),
     recipient_user_ids: list(id(), 'Users it was sent to.'),
     channel: oneOf(['chat', 'email', 'sms']),
-    body_text: text('The message text.'),
+    body_text: text('The message text.', 'The van for Friday is booked; keys are at reception.'),
     sent_at: timestamp(),
   }),
 
@@ -97,7 +97,7 @@ export const EVENT_DATA_SCHEMAS = {
     answered_at: later(timestamp()),
   }),
   PayTransparencyReport: record('A published gender pay gap report (EU Pay Transparency Directive, art. 9).', {
-    reporting_year: integer('Calendar year reported on.', 2000),
+    reporting_year: { ...integer('Calendar year reported on.', 2000), examples: [2025] },
     employee_count: integer(),
     mean_gender_pay_gap_percent: number('Mean gap between female and male pay, in percent of male pay.'),
     median_gender_pay_gap_percent: number(),
@@ -118,7 +118,7 @@ export const EVENT_DATA_SCHEMAS = {
   }),
   PolicyAcknowledgement: record('An employee’s acknowledgement of a policy version.', {
     policy_id: id(),
-    policy_version: text(),
+    policy_version: text(undefined, '3.1'),
     employee_id: id(),
     acknowledged_at: timestamp(),
   }),
@@ -134,7 +134,7 @@ export const EVENT_DATA_SCHEMAS = {
   ComplianceAudit: record('An internal or external audit.', {
     title: text(undefined, 'ISO 27001 surveillance audit'),
     standard: orNull(text(undefined, 'ISO/IEC 27001:2022')),
-    auditor_name: text('Auditing organisation.'),
+    auditor_name: text('Auditing organisation.', 'DEKRA Certification GmbH'),
     status: oneOf(['scheduled', 'completed']),
     scheduled_date: date(),
     completed_at: later(timestamp()),
@@ -150,7 +150,7 @@ export const EVENT_DATA_SCHEMAS = {
   ComplianceCertification: record('A certification the company holds.', {
     name: text(undefined, 'ISO 9001'),
     issuer: text(undefined, 'TÜV SÜD'),
-    certificate_number: text(),
+    certificate_number: text(undefined, 'QM-2026-004711'),
     valid_until: date(),
   }),
 
@@ -207,7 +207,7 @@ export const EVENT_DATA_SCHEMAS = {
     severity: oneOf(['minor', 'serious', 'very_serious', 'most_serious']),
     regulation: text(undefined, 'EC 561/2006 Art. 7'),
     occurred_at: timestamp(),
-    details: text(),
+    details: text(undefined, 'Driving time 10 h 12 min between two daily rests; the limit is 10 h.'),
   }),
   DrivingTimeWarning: record('A live warning that a driver approaches a driving time limit.', {
     driver_id: id(),
@@ -248,7 +248,7 @@ export const EVENT_DATA_SCHEMAS = {
   }),
   DashcamDevice: record('A dashcam device.', {
     serial_number: text(undefined, 'DC4-00921'),
-    model: text(),
+    model: text(undefined, 'Nexar Pro DC4'),
     vehicle_id: orNull(id()),
     status: oneOf(['online', 'offline', 'tampered']),
     firmware_version: text(undefined, '4.2.1'),

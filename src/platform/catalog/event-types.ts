@@ -142,7 +142,7 @@ export const EventCatalog = {
 
   'identity.user.created': event(Scope.IdentityUsersRead, 'IdentityUser', 'A user was created. data: the User.', true),
   'identity.user.deactivated': event(Scope.IdentityUsersRead, 'IdentityUser', 'A user was deactivated and can no longer sign in. data: the User.', true, { status: 'deactivated' }),
-  'identity.user.reactivated': event(Scope.IdentityUsersRead, 'IdentityUser', 'A user was reactivated. data: the User.', true),
+  'identity.user.reactivated': event(Scope.IdentityUsersRead, 'IdentityUser', 'A user was reactivated. data: the User.', true, { status: 'active' }),
 
   'messaging.message.sent': event(Scope.MessagingMessagesRead, 'Message', 'A message was sent. data: the Message.', true),
   // Events without a read endpoint (spec 6.2): only int:* keys subscribe. Whistleblowing and

@@ -40,8 +40,10 @@ export function exampleFor(schema: Schema | undefined, schemas: Record<string, S
       const example: Record<string, unknown> = {};
       for (const [member, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
         // A record's id inside another record is named for its member (an invoice's `lines` →
-        // `line_id`): it differs from its parent's, and equals a `<name>_id` that refers to it.
-        const named = member === 'id' && inRecord ? `${name.replace(/s$/, '')}_id` : member;
+        // `line_id`): it differs from its parent's, and equals a `<name>_id` that refers to it. A
+        // record's own id is named for its schema: a vehicle's test event does not carry the id of
+        // an invoice's, which a receiver keeping records by id would take for the same record.
+        const named = member !== 'id' ? member : inRecord ? `${name.replace(/s$/, '')}_id` : seen.length > 0 ? `${seen.at(-1)}.id` : member;
         const value = exampleFor(property, schemas, named, seen, 'id' in (schema.properties ?? {}));
         if (value !== undefined) example[member] = value;
       }
