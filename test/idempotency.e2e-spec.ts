@@ -159,6 +159,8 @@ describe('Idempotency-Key (e2e)', () => {
     const res = await post('/v1/test_events', key, { lines: [{ qty: 2 }] });
     expectProblem(res, 409, 'errors.idempotency.body_mismatch', 'idempotency-conflict');
     expect(res.body.title).toMatch(/reused with a different request body/);
+    // Spec 7 names the key as the detail too (before: a sentence repeating the title).
+    expect(res.body.detail).toBe('errors.idempotency.body_mismatch');
     expect(res.headers['idempotency-replayed']).toBeUndefined();
     expect(await executions()).toBe(1);
     expect((await rows()).map((row) => row.state)).toEqual(['completed']);

@@ -3,6 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { from, lastValueFrom, type Observable, throwError } from 'rxjs';
 import type { ApiRequest } from '../auth/auth-context.js';
+import { Errors } from '../catalog/errors.js';
 import { AppConfig } from '../config/app-config.js';
 import { withCommitHook } from '../database/commit-hook.js';
 import { DomainException } from '../errors/domain.exception.js';
@@ -24,7 +25,8 @@ export const SEALED_RESPONSE_METADATA = 'integrations:idempotency-sealed-respons
 const REPLAYED_HEADERS = ['location', 'content-location', 'content-type'] as const;
 
 const CONFLICT_DETAILS = {
-  IdempotencyBodyMismatch: 'This Idempotency-Key was already used with a different request body or query.',
+  // Spec 7: "title stating the key was reused with a different body, and detail `errors.idempotency.body_mismatch`".
+  IdempotencyBodyMismatch: Errors.IdempotencyBodyMismatch.detailKey,
   IdempotencyInProgress: 'A request with this Idempotency-Key is still running; retry when it has finished.',
   IdempotencyReplayUnavailable: 'The request with this Idempotency-Key ran, but its response exceeded 256 KiB and was not kept.',
 } as const;
