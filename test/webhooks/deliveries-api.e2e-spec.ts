@@ -210,7 +210,7 @@ describe('deliveries API and replays (e2e)', () => {
     // The same Idempotency-Key with another since is another request (spec 8 rule 3), never the first one's answer.
     const otherSince = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`).set('Idempotency-Key', `bulk-${endpoint.id}`);
     expect(otherSince.status).toBe(409);
-    expect(otherSince.body).toMatchObject({ detail_key: 'errors.idempotency.body_mismatch', detail: expect.stringMatching(/different request body or query/) });
+    expect(otherSince.body).toMatchObject({ detail_key: 'errors.idempotency.body_mismatch', title: expect.stringMatching(/different request body or query/) });
     expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed?since=${since}`)).body).toEqual({ enqueued: 1 });
   });
 
