@@ -616,8 +616,15 @@ describe('agent-tool server (e2e)', () => {
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(refused.body).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded', detail: expect.stringContaining('At most 4 requests per minute per company') });
-      // Refused, it took nothing from the token's own window.
-      expect(refused.headers.get('ratelimit')).toMatch(/^"mcp";r=1;t=\d+, "mcp_company";r=0;t=\d+$/);
+      // Refused, it took nothing from the token's own window: its header and its count in Redis say one request used.
+      expect(refused.headers.get('ratelimit')).toMatch(/^"mcp";r=2;t=\d+, "mcp_company";r=0;t=\d+$/);
+      const redis = new Redis(process.env.REDIS_URL!);
+      try {
+        const [counter] = await redis.keys(`${process.env.REDIS_PREFIX}:ratelimit:mcp:${second.tokenId}:*`);
+        expect(await redis.get(counter)).toBe('1');
+      } finally {
+        redis.disconnect();
+      }
       expect((await shortcut(limited.base, '/tools/list', credentials(b.mcp_token, b.tenant.slug))).status).toBe(200);
     } finally {
       await limited.close();

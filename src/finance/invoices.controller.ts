@@ -54,7 +54,7 @@ export class InvoiceWritesController {
   @ApiCreatedResponse({ type: InvoiceDto, headers: { Location: { description: 'URL of the new invoice.', schema: { type: 'string' } } } })
   @ApiProblem(
     422,
-    `In the order of the checks: ${detailKey('InvoiceInvalidBody')} (also a body that is not JSON), ${detailKey('InvoiceRequired')}, ${detailKey('InvoiceLineInvalid')}, ` +
+    `In the order of the checks: ${detailKey('InvoiceInvalidBody')} (also a body that is not JSON, refused before authentication), ${detailKey('InvoiceRequired')}, ${detailKey('InvoiceLineInvalid')}, ` +
       `${detailKey('InvoiceValidationFailed')}, ${detailKey('CurrencyNotEnabled')}, ${detailKey('InvalidReference')}, ${detailKey('InvoiceLineInvalid')} ` +
       `(code tax_rate_conflict), ${detailKey('InvoiceCreateFailed')}; see the description.`,
   )
@@ -82,7 +82,7 @@ export class InvoiceWritesController {
   @NOT_FOUND
   @ApiProblem(
     422,
-    `In the order of the checks: ${detailKey('InvalidInput')} (an id not a UUID), ${detailKey('InvoiceInvalidBody')} (also a body that is not JSON), ` +
+    `In the order of the checks (a body that is not JSON is refused first of all, before authentication, as ${detailKey('InvoiceInvalidBody')}): ${detailKey('InvalidInput')} (an id not a UUID), ${detailKey('InvoiceInvalidBody')}, ` +
       `${detailKey('InvoiceValidationFailed')}, ${detailKey('InvoiceNoWritableFields')}, (404), ${detailKey('InvoiceUpdateFailed')}, ` +
       `${detailKey('InvoiceValidationFailed')} (due_before_issue), ${detailKey('CurrencyNotEnabled')}, ${detailKey('InvalidReference')}.`,
   )
@@ -108,7 +108,8 @@ export class InvoiceWritesController {
   @NOT_FOUND
   @ApiProblem(
     422,
-    `${detailKey('InvalidInput')} (an id not a UUID), ${detailKey('InvoiceInvalidBody')} (also a body that is not JSON), ${detailKey('InvoiceValidationFailed')} ` +
+    `In the order of the checks (a body that is not JSON is refused first of all, before authentication, as ${detailKey('InvoiceInvalidBody')}): ` +
+      `${detailKey('InvalidInput')} (an id not a UUID), ${detailKey('InvoiceInvalidBody')}, ${detailKey('InvoiceValidationFailed')} ` +
       `(an unknown member or a bad reason), ${detailKey('InvalidInvoiceStatusForVoid')} (draft, paid or void), ${detailKey('InvoiceVoidFailed')} ` +
       '(a received, unrefunded payment).',
   )

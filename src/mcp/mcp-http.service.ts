@@ -247,9 +247,9 @@ export class McpHttpService {
     // others are counted before any runs, and refused, the batch takes nothing. One larger than a
     // minute's allowance could never run: it is refused at once, counted as one request.
     const requests = messages.filter((message) => typeof message?.method === 'string').length;
-    const allowance = Math.min(this.window.points, this.companyWindow.points);
-    if (requests > allowance) {
-      const message = `Invalid Request: a batch of ${requests} requests is more than the ${allowance} a token may send per minute; send smaller batches.`;
+    if (requests > Math.min(this.window.points, this.companyWindow.points)) {
+      const [allowance, who] = this.window.points <= this.companyWindow.points ? [this.window.points, 'a token'] : [this.companyWindow.points, "a company's tokens together"];
+      const message = `Invalid Request: a batch of ${requests} requests is more than the ${allowance} ${who} may send per minute; send smaller batches.`;
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message } });
     }
     if (requests > 1) {
@@ -349,14 +349,17 @@ export class McpHttpService {
     const token = await this.rateLimiter.consume([this.window], caller.tokenId, requests);
     const company = token.allowed ? await this.rateLimiter.consume([this.companyWindow], caller.tenantId, requests) : undefined;
     response.setHeader('RateLimit-Policy', rateLimitPolicyHeader([this.window, this.companyWindow]));
-    response.setHeader('RateLimit', rateLimitHeader([...token.states, ...(company?.states ?? [])]));
     if (!company?.allowed) {
       // What is refused runs nothing, so it takes none of what the minute has left: a batch too
       // large for it leaves the token its remaining requests. (The window ends at a fixed time anyway.)
       await this.refund({ token, company }, caller, requests);
+      // The token's window, refused by its company's, has its count back; the window that refused is at its limit.
+      const given = token.states.map((state) => ({ ...state, remaining: state.remaining + requests }));
+      response.setHeader('RateLimit', rateLimitHeader(company ? [...given, ...company.states] : token.states));
       const [refused, whose] = company ? [company, 'per company (all its tokens together)'] : [token, 'per token'];
       throw rateLimited(refused.states.at(-1)!.resetMs, (retryAfter) => `At most ${refused.states.at(-1)!.window.points} requests per minute ${whose}; retry in ${retryAfter} s.`);
     }
+    response.setHeader('RateLimit', rateLimitHeader([...token.states, ...company.states]));
     return { token, company };
   }
 

@@ -39,7 +39,11 @@ const AUTHENTICATE_SQL = `
    WHERE t.prefix = $1`;
 
 const STILL_ACTIVE_SQL = `
-  SELECT t.revoked_at IS NULL AND c.active AS active FROM mcp_tokens t JOIN tenants c ON c.id = t.tenant_id WHERE t.id = $1`;
+  SELECT t.revoked_at IS NULL AND c.active AND u.permissions = $2 AS active
+    FROM mcp_tokens t
+    JOIN tenants c ON c.id = t.tenant_id
+    JOIN users u ON u.id = t.user_id AND u.tenant_id = t.tenant_id
+   WHERE t.id = $1`;
 
 interface AuthenticateRow {
   id: string;
@@ -71,9 +75,9 @@ export class McpTokensService {
     return { id, token };
   }
 
-  /** Whether the caller's token is still unrevoked and its company active (read again after a wait). */
+  /** Whether the caller's token is still unrevoked, its company active and its person's permissions as read (read again after a wait). */
   async stillActive(caller: McpCaller): Promise<boolean> {
-    const rows = await hotQuery<{ active: boolean }>(this.dataSource, 'mcp-token-still-active', STILL_ACTIVE_SQL, [caller.tokenId]);
+    const rows = await hotQuery<{ active: boolean }>(this.dataSource, 'mcp-token-still-active', STILL_ACTIVE_SQL, [caller.tokenId, caller.permissions]);
     return rows[0]?.active === true;
   }
 

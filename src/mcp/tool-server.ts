@@ -262,7 +262,10 @@ export class ToolServer implements OnModuleDestroy {
       const result = await this.turns.run(caller.tenantId, async (waited) => {
         // Revoked while the call waited for its turn (up to DATABASE_STATEMENT_TIMEOUT_MS), the token is not served.
         if (waited && !(await this.tokens.stillActive(caller))) {
-          throw new DomainException('McpUnauthenticated', 'This agent-tool token was revoked, or its company deactivated, while the call waited for its turn.');
+          throw new DomainException(
+            'McpUnauthenticated',
+            "This agent-tool token was revoked, its company deactivated or its person's permissions changed while the call waited for its turn; call again.",
+          );
         }
         return tool.run(caller.tenantId, args);
       });

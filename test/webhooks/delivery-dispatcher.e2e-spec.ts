@@ -9,15 +9,14 @@ import { waitFor } from '../support/wait-for.js';
 
 /** The dispatcher on the real gate (Redis), its attempts failing as a backing service's outage or a fault would fail them. */
 describe('delivery dispatcher (Redis)', () => {
-  const config = testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-dispatcher`, WEBHOOK_WORKER_CONCURRENCY: '5' });
-  let gate: DeliveryGate;
+  let gates = 0;
+  let gate: DeliveryGate | undefined;
   let dispatcher: DeliveryDispatcher | undefined;
-  beforeAll(() => (gate = new DeliveryGate(config)));
   afterEach(async () => {
     await dispatcher?.onModuleDestroy();
+    await gate?.onApplicationShutdown();
     jest.restoreAllMocks();
   });
-  afterAll(() => gate.onApplicationShutdown());
 
   /** Runs the dispatcher over `count` deliveries, each attempt failing with `failure`; answers the lines it logs. */
   async function failing(failure: () => Error, count: number): Promise<{ attempts: () => number; warnings: () => string[]; errors: () => string[] }> {
@@ -25,6 +24,9 @@ describe('delivery dispatcher (Redis)', () => {
     const error = jest.spyOn(Logger.prototype, 'error');
     let made = 0;
     const handler = { attempt: async () => ((made += 1), Promise.reject(failure())) } as unknown as DeliveryAttemptHandler;
+    // A gate of its own per test: another test's deliveries, offered again, fail in their own way.
+    const config = testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-dispatcher-${(gates += 1)}`, WEBHOOK_WORKER_CONCURRENCY: '5' });
+    gate = new DeliveryGate(config);
     const endpointId = randomUUID();
     await gate.enqueue(Array.from({ length: count }, () => ({ endpointId, deliveryId: randomUUID() })));
     dispatcher = new DeliveryDispatcher(gate, handler, config);

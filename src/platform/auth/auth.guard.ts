@@ -145,11 +145,15 @@ export class AuthGuard implements CanActivate {
     // holds on the next request; one that waited here for up to DATABASE_STATEMENT_TIMEOUT_MS meanwhile
     // would otherwise still run on the key as it was read before.
     if (this.authenticator.generation !== generation) {
+      const tenantId = request.auth.tenantId;
       try {
         request.auth = this.authenticator.cachedCaller(credentials) ?? (await this.authenticator.authenticate(credentials));
         this.checkScopes(request.auth, required);
       } catch (refusal) {
         end();
+        // Refused, it counts for neither the key nor its company, as a refusal before the turn does not.
+        refund();
+        if (companyDecision) void this.limiter.refund(companyDecision, tenantId);
         throw refusal;
       }
     }

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
+import type { Socket } from 'node:net';
 
-/** How often a Redis connection is asked a PING, and how long its answer may take before the connection is made again. */
+/** How often a Redis connection is asked a PING, and how long its answer may take. */
 export interface RedisLiveness {
   intervalMs: number;
   timeoutMs: number;
@@ -8,26 +9,42 @@ export interface RedisLiveness {
 
 const LIVENESS: RedisLiveness = { intervalMs: 10_000, timeoutMs: 5_000 };
 
+/** PINGs in a row without an answer in time before the connection is made again: one slow moment of Redis's is no reason. */
+const MISSES = 2;
+
 /**
- * Makes `redis`'s connection again when a PING on it has no answer in time. A connection the
- * network drops without a reset (a firewall's or NAT's state gone) otherwise stays open: its
- * commands time out one by one for as long as the kernel keeps it (about 15 minutes), a
- * subscriber hears nothing, and a health probe reports Redis down while it is up (found by a
- * crash review: a worker stopped delivering, an API process stayed unready). ioredis then
- * connects again by its retry strategy, and subscribes again. Returns what stops the checks.
+ * Makes `redis`'s connection again when PINGs on it go unanswered. A connection the network
+ * drops without a reset (a firewall's or NAT's state gone) otherwise stays open: its commands
+ * time out one by one for as long as the kernel keeps it (about 15 minutes), a subscriber hears
+ * nothing, and a health probe reports Redis down while it is up (found by a crash review: a
+ * worker stopped delivering, an API process stayed unready). Its socket is destroyed, since an
+ * orderly close would wait for a peer that does not answer; ioredis then connects again by its
+ * retry strategy, and subscribes again. Returns what stops the checks.
  */
 export function reconnectWhenSilent(redis: Redis, liveness: RedisLiveness = LIVENESS): () => void {
+  let misses = 0;
+  let checking = false;
   const timer = setInterval(() => {
-    if (redis.status !== 'ready') return;
-    const silent = () => {
-      clearTimeout(deadline);
-      if (redis.status === 'ready') redis.disconnect(true);
-    };
-    const deadline = setTimeout(silent, liveness.timeoutMs).unref();
+    if (redis.status !== 'ready' || checking) return;
+    checking = true;
+    let answered = false;
+    const deadline = setTimeout(() => {
+      checking = false;
+      if (answered) return;
+      misses += 1;
+      if (misses < MISSES) return;
+      misses = 0;
+      (redis as unknown as { stream?: Socket }).stream?.destroy();
+    }, liveness.timeoutMs).unref();
+    // A command timeout of the connection's own (shorter) is no answer either: the deadline decides.
     redis.ping().then(
-      () => clearTimeout(deadline),
-      // Timed out by the connection's own commandTimeout: as silent. Anything else (closed) ioredis handles.
-      (error: Error) => (/^Command timed out/.test(error.message) ? silent() : clearTimeout(deadline)),
+      () => {
+        answered = true;
+        misses = 0;
+        clearTimeout(deadline);
+        checking = false;
+      },
+      () => undefined,
     );
   }, liveness.intervalMs).unref();
   return () => clearInterval(timer);

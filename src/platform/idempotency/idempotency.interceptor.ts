@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor, type OnApplicationShutdown } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { from, lastValueFrom, type Observable, throwError } from 'rxjs';
@@ -44,8 +44,10 @@ const ANSWER_LOST_DETAIL =
  * cancellable stream), so its answer is stored even if the client hangs up meanwhile.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShutdown {
   private readonly logger = new Logger(IdempotencyInterceptor.name);
+  /** Answers being stored again after an outage (settle). */
+  private readonly retrying = new Set<NodeJS.Timeout>();
 
   constructor(
     @Inject(IdempotencyStore) private readonly store: IdempotencyStore,
@@ -148,18 +150,30 @@ export class IdempotencyInterceptor implements NestInterceptor {
       } else await this.store.complete(claim, answer, sealed);
     };
     const failed = (error: unknown) => this.logger.error({ err: error, trace_id: request.traceId }, 'could not store the idempotent response');
+    // The stale limit runs from the commit mark, set just before: past it, a repeat is answered without this answer.
+    const giveUpAt = Date.now() + STALE_CLAIM_SECONDS * 1000;
     try {
       await store().catch((error: unknown) => (isTransientFault(error) ? store() : Promise.reject(error)));
     } catch (error) {
       if (!isTransientFault(error)) return failed(error);
       this.logger.warn({ cause: (error as Error).message, trace_id: request.traceId }, 'could not store the idempotent response yet; trying again in the background');
-      const giveUpAt = Date.now() + STALE_CLAIM_SECONDS * 1000;
-      const retry = (waitMs: number) =>
-        setTimeout(() => {
-          store().catch((again: unknown) => (isTransientFault(again) && Date.now() + waitMs < giveUpAt ? retry(waitMs * 2) : failed(again)));
+      const retry = (waitMs: number) => {
+        const timer = setTimeout(() => {
+          this.retrying.delete(timer);
+          store().catch((again: unknown) => (isTransientFault(again) && Date.now() + waitMs * 2 <= giveUpAt ? retry(waitMs * 2) : failed(again)));
         }, waitMs).unref();
+        this.retrying.add(timer);
+      };
       retry(RETRY_FIRST_WAIT_MS);
     }
+  }
+
+  /** Answers still waiting to be stored are given up: their repeats are told the request ran (replay_unavailable). */
+  onApplicationShutdown(): void {
+    if (this.retrying.size === 0) return;
+    for (const timer of this.retrying) clearTimeout(timer);
+    this.logger.warn({ answers: this.retrying.size }, 'idempotent answers not stored before shutdown: their repeats are told the request ran');
+    this.retrying.clear();
   }
 }
 

@@ -96,6 +96,8 @@ export class RateLimiterService implements OnApplicationShutdown {
       // Fail fast instead of queueing commands while disconnected: the insurance limiter answers.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
+      // A count with no answer was decided by the insurance limiter; sent again, it would count twice.
+      autoResendUnfulfilledCommands: false,
       commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
       // ioredis otherwise holds a timer for 2 s at shutdown when the socket had already failed.
       disconnectTimeout: 500,

@@ -84,7 +84,16 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.slotTtlMs = config.WEBHOOK_TIMEOUT_MS + SLOT_MARGIN_MS;
     // Lazy: the API and CLI load this module but most of their runs never ask the gate anything.
     // Auto-pipelining: the calls of one event-loop turn leave in one write.
-    this.redis = new Redis(config.REDIS_URL, { connectionName: `${this.prefix}:gate`, lazyConnect: true, commandTimeout: COMMAND_TIMEOUT_MS, disconnectTimeout: 500, enableAutoPipelining: true }) as Redis & GateCommands;
+    // Not sent again after a reconnect: a take or release that had no answer may have run, and run
+    // twice it would grant slots to no one or count a failure twice (the sweep offers what is lost).
+    this.redis = new Redis(config.REDIS_URL, {
+      connectionName: `${this.prefix}:gate`,
+      lazyConnect: true,
+      commandTimeout: COMMAND_TIMEOUT_MS,
+      disconnectTimeout: 500,
+      enableAutoPipelining: true,
+      autoResendUnfulfilledCommands: false,
+    }) as Redis & GateCommands;
     const warn = throttledWarning((message) => this.logger.warn(message));
     this.redis.on('error', (error: Error) => warn(`delivery gate: Redis: ${error.message}`));
     this.redis.defineCommand('ohGateEnqueue', { numberOfKeys: 0, lua: ENQUEUE });
