@@ -228,6 +228,9 @@ describe('agent-tool server (e2e)', () => {
       const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
       expect(init.result.protocolVersion).toBe('2025-06-18');
       expect(init.result.serverInfo.name).toBe('integrations-api');
+      // Every area of the registry named (a new feature's too), and search described as its tool is: it claimed names and e-mails.
+      for (const area of new Set(READ_RESOURCES.map((resource) => resource.area))) expect(init.result.instructions).toContain(area);
+      expect(init.result.instructions).toContain('search_records to find records by the members its description names');
       expect((await post({ jsonrpc: '2.0', id: 2, method: 'ping' })).result).toEqual({});
       const list = await post({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
       expect(list.result.tools.map((tool: { name: string }) => tool.name)).toEqual(COMPACT_TOOL_NAMES);

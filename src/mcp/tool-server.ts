@@ -22,10 +22,15 @@ export const SERVER_CAPABILITIES = { tools: { listChanged: false } };
 /** How long a client may reuse a tools/list answer (2026-07-28 cache hint). */
 const TOOLS_LIST_TTL_MS = 60_000;
 
-const INSTRUCTIONS =
-  "Read-only access to one company's finance, fleet, HR, support and document data. Start with summarise for totals, " +
-  'search_records to find records by number, name or e-mail, get_record for one record by id, and list_records or ' +
-  'recent_changes for pages (follow next_cursor). Money is in minor units with its currency.';
+/** The server's instructions, naming the areas the registry has (a new feature's included). */
+function instructionsFor(areas: readonly string[]): string {
+  const named = areas.length > 1 ? `${areas.slice(0, -1).join(', ')} and ${areas.at(-1)}` : areas.join('');
+  return (
+    `Read-only access to one company's ${named} data. Start with summarise for totals, ` +
+    'search_records to find records by the members its description names, get_record for one record by id, and list_records or ' +
+    'recent_changes for pages (follow next_cursor). Money is in minor units with its currency.'
+  );
+}
 
 const ANNOTATIONS = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** What a call that the server, not its arguments, could not answer says: the tool server's 503 and 500. */
@@ -61,6 +66,7 @@ export class ToolServer implements OnModuleDestroy {
 
   private readonly calls: Counter<'tool' | 'outcome'>;
   private readonly turns: TenantTurns;
+  private readonly instructions: string;
   /** The tools each request may call, worked out once: its checks and its server both need them. */
   private readonly callableTools = new WeakMap<ToolRequest, AgentTool[]>();
 
@@ -73,6 +79,7 @@ export class ToolServer implements OnModuleDestroy {
     @Inject(McpTokensService) private readonly tokens: McpTokensService,
   ) {
     this.turns = new TenantTurns(config.MCP_TENANT_CONCURRENCY, config.DATABASE_STATEMENT_TIMEOUT_MS);
+    this.instructions = instructionsFor([...new Set(catalog.resourceTools.map((tool) => tool.area))]);
     this.callLines = fieldLineLogger(pino, { context: ToolServer.name });
     this.calls = metrics.once('mcp_tool_calls_total', () =>
       new Counter({
@@ -227,7 +234,7 @@ export class ToolServer implements OnModuleDestroy {
     const { caller } = request;
     const server = new McpServer(SERVER_INFO, {
       capabilities: SERVER_CAPABILITIES,
-      instructions: INSTRUCTIONS,
+      instructions: this.instructions,
       cacheHints: { 'tools/list': { ttlMs: TOOLS_LIST_TTL_MS, cacheScope: 'private' } },
     });
     // The SDK keeps its tools in a plain object, so a call of `constructor` or `toString` found
