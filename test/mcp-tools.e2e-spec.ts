@@ -293,6 +293,8 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       const cursor = first.structuredContent.next_cursor;
       expect(cursor).toEqual(expect.any(String));
       expect((await search('INV', cursor)).isError).toBeFalsy();
+      // The same query in another case or spacing is the same search.
+      expect((await search('  inv ', cursor)).isError).toBeFalsy();
       // Before: accepted, answering the other query's records from the first one's position.
       const other = await search('Consulting', cursor);
       expect(other.isError).toBe(true);
@@ -302,6 +304,8 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
         client.callTool({ name: 'recent_changes', arguments: { since, resources: ['invoices'], limit: 1, fields: ['id'], ...(cursor ? { cursor } : {}) } }) as Promise<any>;
       const page = await recent('1970-01-01T00:00:00Z');
       expect((await recent('1971-01-01T00:00:00Z', page.structuredContent.next_cursor)).isError).toBe(true);
+      // The same instant spelt otherwise pages on (before: refused as not this list's).
+      expect((await recent('1970-01-01T00:00:00.000Z', page.structuredContent.next_cursor)).isError).toBeFalsy();
     });
   });
 

@@ -72,7 +72,8 @@ export class InvoiceWritesController {
     summary: 'Change a draft invoice',
     description:
       'Writable fields: customer_id, currency, issue_date, due_date, notes (null clears notes). Any other member, lines ' +
-      'included, is refused with `validation_failed` (unknown_field). Order of checks: `invalid_input` (id) → `invalid_body` → ' +
+      'included, is refused with `validation_failed` (unknown_field). Order of checks (a body that is not JSON at all is refused ' +
+        'first, as `invalid_body`, before authentication and the id): `invalid_input` (id) → `invalid_body` → ' +
       '`validation_failed` (body) → `no_writable_fields` (`{}`) → 404 → `update_failed` (not a draft) → `validation_failed` ' +
       '(due_date before issue_date on the changed invoice) → `currency_not_enabled` → `invalid_reference`. Every valid PATCH ' +
       'fires fin.invoice.updated and moves updated_at, also when its values are the stored ones.',

@@ -415,7 +415,7 @@ export class ToolCatalog {
     const cursor = args.cursor as string | undefined;
     // Whose cursors these are (the company, through the agent-tool server), so another company's
     // are refused; and for what query or time, so a cursor of one search does not page another.
-    const bound = [args.query, args.since].filter((value) => value !== undefined).map((value) => `\n${JSON.stringify(value)}`);
+    const bound = [boundQuery(args.query), boundSince(args.since)].filter((value) => value !== undefined).map((value) => `\n${value}`);
     const holder = `${tenantId}/mcp${bound.join('')}`;
     const lean = (page: Page<object>) =>
       page.data.map((item) => {
@@ -515,6 +515,18 @@ export class ToolCatalog {
 function withPageHint(data: Record<string, unknown>[], nextCursor: string | undefined, cut: readonly string[], shortened: boolean): Record<string, unknown> {
   const hint = [...(cut.length > 0 ? [cutHint(cut)] : []), ...(nextCursor ? [PAGING_HINT] : []), ...(nextCursor && shortened ? [SHORTENED_HINT] : [])].join(' ');
   return { data, ...(nextCursor ? { next_cursor: nextCursor } : {}), ...(hint ? { hint } : {}) };
+}
+
+/** A query as the search reads it (its words, in any case and spacing), so that another spelling of it pages on with its cursor. */
+function boundQuery(query: unknown): string | undefined {
+  return typeof query === 'string' ? JSON.stringify(query.trim().split(/\s+/).map((word) => word.toLowerCase())) : undefined;
+}
+
+/** A time as the instant it names (`…00Z` and `…00.000Z` are one). */
+function boundSince(since: unknown): string | undefined {
+  if (typeof since !== 'string') return undefined;
+  const instant = Date.parse(since);
+  return Number.isNaN(instant) ? JSON.stringify(since) : new Date(instant).toISOString();
 }
 
 function resourceEnum(resources: readonly ReadResource<any, any>[]) {

@@ -1,4 +1,4 @@
-import { isStoredResponse, isValidIdempotencyKey } from './idempotency-policy.js';
+import { isStoredResponse, isValidIdempotencyKey, storeRetryWaits } from './idempotency-policy.js';
 
 describe('isStoredResponse', () => {
   it.each([200, 201, 204, 400, 403, 404, 409, 429, 499])('stores %i', (status) => {
@@ -27,5 +27,14 @@ describe('isValidIdempotencyKey', () => {
 
   it.each(['', 'x'.repeat(256), 'tab\there', 'ümlaut', 'bell\u0007'])('refuses %j', (key) => {
     expect(isValidIdempotencyKey(key)).toBe(false);
+  });
+});
+
+describe('storeRetryWaits', () => {
+  it('doubles from the first wait and tries last at the limit, not a whole doubling before it', () => {
+    // Before: 1, 2, 4, 8 and 16 s, the last try 31 s in: an outage of 40 s lost the answer for good.
+    expect(storeRetryWaits(1000, 60_000)).toEqual([1000, 2000, 4000, 8000, 16_000, 29_000]);
+    expect(storeRetryWaits(1000, 60_000).reduce((sum, wait) => sum + wait, 0)).toBe(60_000);
+    expect(storeRetryWaits(1000, 1000)).toEqual([1000]);
   });
 });

@@ -33,3 +33,17 @@ export function isStoredResponse(status: number, detailKey?: string): boolean {
   if (status < 200 || status > 499) return false;
   return !(status === 422 && detailKey !== undefined && RETRYABLE_VALIDATION_KEYS.has(detailKey));
 }
+
+/**
+ * When an answer that could not be stored is tried again (after 1, 2, 4 … s, from the first
+ * failure), up to `withinMs` in all: the last wait is cut to what is left, so the last try comes
+ * at the limit (the claim's stale limit), not a whole doubling before it.
+ */
+export function storeRetryWaits(firstMs: number, withinMs: number): number[] {
+  const waits: number[] = [];
+  for (let wait = firstMs, spent = 0; spent < withinMs; wait *= 2) {
+    waits.push(Math.min(wait, withinMs - spent));
+    spent += waits.at(-1)!;
+  }
+  return waits;
+}

@@ -11,7 +11,7 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { isTransientFault } from '../errors/transient-faults.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { requestHashes } from './canonical-json.js';
-import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
+import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES, STALE_CLAIM_SECONDS, storeRetryWaits } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
 import { routePattern } from '../logging/request-log.js';
 import { isUuid } from '../validation/uuid.pipe.js';
@@ -150,21 +150,21 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
       } else await this.store.complete(claim, answer, sealed);
     };
     const failed = (error: unknown) => this.logger.error({ err: error, trace_id: request.traceId }, 'could not store the idempotent response');
-    // The stale limit runs from the commit mark, set just before: past it, a repeat is answered without this answer.
-    const giveUpAt = Date.now() + STALE_CLAIM_SECONDS * 1000;
     try {
       await store().catch((error: unknown) => (isTransientFault(error) ? store() : Promise.reject(error)));
     } catch (error) {
       if (!isTransientFault(error)) return failed(error);
       this.logger.warn({ cause: (error as Error).message, trace_id: request.traceId }, 'could not store the idempotent response yet; trying again in the background');
-      const retry = (waitMs: number) => {
+      // The stale limit runs from the commit mark, set just before: past it, a repeat is answered without this answer.
+      const waits = storeRetryWaits(RETRY_FIRST_WAIT_MS, STALE_CLAIM_SECONDS * 1000);
+      const retry = (attempt: number) => {
         const timer = setTimeout(() => {
           this.retrying.delete(timer);
-          store().catch((again: unknown) => (isTransientFault(again) && Date.now() + waitMs * 2 <= giveUpAt ? retry(waitMs * 2) : failed(again)));
-        }, waitMs).unref();
+          store().catch((again: unknown) => (isTransientFault(again) && attempt + 1 < waits.length ? retry(attempt + 1) : failed(again)));
+        }, waits[attempt]).unref();
         this.retrying.add(timer);
       };
-      retry(RETRY_FIRST_WAIT_MS);
+      retry(0);
     }
   }
 
