@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { settlesWithin } from '../timing/settles-within.js';
 
 const RELISTEN_DELAY_MS = 1_000;
 
@@ -83,21 +84,16 @@ export class PgListener {
       return;
     }
     this.client = client;
-    watch = setInterval(() => this.check(client, lose), this.liveness.intervalMs).unref();
+    watch = setInterval(() => void this.check(client, lose), this.liveness.intervalMs).unref();
     this.handlers.listening();
   }
 
   /** Loses the connection when a `SELECT 1` on it has no answer in time; one that fails says so through 'error'. */
-  private check(client: pg.Client, lose: (reason: string) => void): void {
-    const deadline = setTimeout(() => {
-      lose(`no answer on the listening connection within ${this.liveness.timeoutMs} ms`);
-      // Nor would it answer the Terminate that ending it sends: its socket is closed at once.
-      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-    }, this.liveness.timeoutMs).unref();
-    client.query('SELECT 1').then(
-      () => clearTimeout(deadline),
-      () => clearTimeout(deadline),
-    );
+  private async check(client: pg.Client, lose: (reason: string) => void): Promise<void> {
+    if (await settlesWithin(client.query('SELECT 1'), this.liveness.timeoutMs)) return;
+    lose(`no answer on the listening connection within ${this.liveness.timeoutMs} ms`);
+    // Nor would it answer the Terminate that ending it sends: its socket is closed at once.
+    (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 
   async stop(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Socket } from 'node:net';
+import { settlesWithin } from '../timing/settles-within.js';
 
 /** How often a Redis connection is asked a PING, and how long its answer may take. */
 export interface RedisLiveness {
@@ -11,6 +12,15 @@ const LIVENESS: RedisLiveness = { intervalMs: 10_000, timeoutMs: 5_000 };
 
 /** PINGs in a row without an answer in time before the connection is made again: one slow moment of Redis's is no reason. */
 const MISSES = 2;
+
+/** Whether a PING on `redis` is answered within `timeoutMs`; a command timeout of the connection's own (shorter) is no answer. */
+async function answers(redis: Redis, timeoutMs: number): Promise<boolean> {
+  const pong = redis.ping().then(
+    () => true,
+    () => false,
+  );
+  return (await settlesWithin(pong, timeoutMs)) && pong;
+}
 
 /**
  * Makes `redis`'s connection again when PINGs on it go unanswered. A connection the network
@@ -24,28 +34,15 @@ const MISSES = 2;
 export function reconnectWhenSilent(redis: Redis, liveness: RedisLiveness = LIVENESS): () => void {
   let misses = 0;
   let checking = false;
-  const timer = setInterval(() => {
+  const timer = setInterval(async () => {
     if (redis.status !== 'ready' || checking) return;
     checking = true;
-    let answered = false;
-    const deadline = setTimeout(() => {
-      checking = false;
-      if (answered) return;
-      misses += 1;
-      if (misses < MISSES) return;
-      misses = 0;
-      (redis as unknown as { stream?: Socket }).stream?.destroy();
-    }, liveness.timeoutMs).unref();
-    // A command timeout of the connection's own (shorter) is no answer either: the deadline decides.
-    redis.ping().then(
-      () => {
-        answered = true;
-        misses = 0;
-        clearTimeout(deadline);
-        checking = false;
-      },
-      () => undefined,
-    );
+    const answered = await answers(redis, liveness.timeoutMs);
+    checking = false;
+    misses = answered ? 0 : misses + 1;
+    if (misses < MISSES) return;
+    misses = 0;
+    (redis as unknown as { stream?: Socket }).stream?.destroy();
   }, liveness.intervalMs).unref();
   return () => clearInterval(timer);
 }
