@@ -156,12 +156,11 @@ export class ToolCatalog {
   ) {
     this.resources = sources.resources;
     // `summarise` picks one by its area: a second would silently answer for the first.
-    const areas = sources.summaries.map((summary) => summary.area);
-    const twice = areas.find((area, index) => areas.indexOf(area) !== index);
-    if (twice) throw new Error(`Two features summarise the area ${twice}: one summary per area, declared by the feature of that name (docs/architecture.md)`);
+    const twice = repeated(sources.summaries, (summary) => summary.area);
+    if (twice) throw new Error(`Two features summarise the area ${twice.area}: one summary per area, declared by the feature of that name (docs/architecture.md)`);
     // `summarise` describes every area's members in one schema: one name must mean one thing.
     const members = sources.summaries.flatMap((summary) => Object.keys((summary.output as z.ZodObject).shape).map((name) => ({ name, area: summary.area })));
-    const shared = members.find((member, index) => members.findIndex((other) => other.name === member.name) !== index);
+    const shared = repeated(members, (member) => member.name);
     if (shared) throw new Error(`Two summaries have a member ${shared.name} (${shared.area} and another): name each area's members apart (docs/architecture.md)`);
     this.summaries = sources.summaries;
     this.members = new Map(
@@ -515,6 +514,16 @@ export class ToolCatalog {
 function withPageHint(data: Record<string, unknown>[], nextCursor: string | undefined, cut: readonly string[], shortened: boolean): Record<string, unknown> {
   const hint = [...(cut.length > 0 ? [cutHint(cut)] : []), ...(nextCursor ? [PAGING_HINT] : []), ...(nextCursor && shortened ? [SHORTENED_HINT] : [])].join(' ');
   return { data, ...(nextCursor ? { next_cursor: nextCursor } : {}), ...(hint ? { hint } : {}) };
+}
+
+/** The first item whose key an earlier item has. */
+function repeated<T>(items: readonly T[], key: (item: T) => string): T | undefined {
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (seen.has(key(item))) return item;
+    seen.add(key(item));
+  }
+  return undefined;
 }
 
 /** A query as the search reads it (its words, in any case and spacing), so that another spelling of it pages on with its cursor. */

@@ -147,7 +147,8 @@ export class AuthGuard implements CanActivate {
     if (this.authenticator.generation !== generation) {
       const tenantId = request.auth.tenantId;
       try {
-        request.auth = this.authenticator.cachedCaller(credentials) ?? (await this.authenticator.authenticate(credentials));
+        // authenticate reads the cache first: a key the change did not touch is not read again.
+        request.auth = await this.authenticator.authenticate(credentials);
         this.checkScopes(request.auth, required);
       } catch (refusal) {
         end();

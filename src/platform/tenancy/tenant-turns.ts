@@ -33,7 +33,22 @@ export class TenantTurns {
   /** A turn of the company's, when one is free. */
   acquire(tenantId: string): Promise<EndTurn> {
     const free = this.take(tenantId);
-    if (free) return Promise.resolve(free);
+    return free ? Promise.resolve(free) : this.wait(tenantId);
+  }
+
+  /** `work` in a turn of the company's; `waited`: none was free at once. */
+  async run<T>(tenantId: string, work: (waited: boolean) => Promise<T>): Promise<T> {
+    const free = this.take(tenantId);
+    const end = free ?? (await this.wait(tenantId));
+    try {
+      return await work(free === undefined);
+    } finally {
+      end();
+    }
+  }
+
+  /** A turn of the company's once one is free; none is now. */
+  private wait(tenantId: string): Promise<EndTurn> {
     const tenant = this.tenants.get(tenantId)!;
     if (tenant.waiting.length >= MAX_WAITING) return Promise.reject(this.busy(`${MAX_WAITING} of this company's requests are already waiting`));
     const queue = tenant.waiting;
@@ -45,17 +60,6 @@ export class TenantTurns {
       }, this.maxWaitMs);
       queue.push(waiter);
     });
-  }
-
-  /** `work` in a turn of the company's; `waited`: none was free at once. */
-  async run<T>(tenantId: string, work: (waited: boolean) => Promise<T>): Promise<T> {
-    const free = this.take(tenantId);
-    const end = free ?? (await this.acquire(tenantId));
-    try {
-      return await work(free === undefined);
-    } finally {
-      end();
-    }
   }
 
   /** A turn of the company's if one is free now. */
