@@ -6,9 +6,35 @@ import { ApiKeysService } from '../src/platform/auth/api-keys.service.js';
 import { Metrics } from '../src/platform/metrics/metrics.service.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
+import { runCli } from './support/cli.js';
+import { credentials, shortcut, startMcp, type TestMcp } from './support/mcp.js';
 import { startApi, type TestApi } from './support/api.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { waitFor } from './support/wait-for.js';
+
+/** What `seed:demo` prints that these tests use. */
+interface Demo {
+  tenant: { id: string; slug: string };
+  user: { id: string };
+  mcp_token: string;
+}
+
+/**
+ * Sessions waiting, directly or behind another waiter (requests for one row queue on each other),
+ * on a lock `holder` holds, as `observer` sees them (`also`: a further condition on them). Another
+ * test file's waits, in the run's database at the same time, are not counted.
+ */
+async function waitingOn(observer: pg.Client, holder: pg.Client, also = ''): Promise<number> {
+  const [{ pid }] = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
+  const waiting = await observer.query<{ n: number }>(
+    `WITH RECURSIVE behind(pid) AS (
+       SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))
+       UNION SELECT a.pid FROM pg_stat_activity a JOIN behind b ON b.pid = ANY(pg_blocking_pids(a.pid)))
+     SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid IN (SELECT pid FROM behind)${also}`,
+    [pid],
+  );
+  return waiting.rows[0].n;
+}
 
 /**
  * A company's share of the REST API's pool (API_TENANT_CONCURRENCY): its requests queued on a lock
@@ -40,8 +66,7 @@ describe("one company's share of the REST API's pool (e2e)", () => {
     await api?.close();
   });
 
-  const waitingOnLocks = async () =>
-    Number((await watcher.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n);
+  const waitingOnLocks = () => waitingOn(watcher, locker);
 
   it('holds one company to 4 connections while its requests wait on a lock of its own, and serves another company meanwhile', async () => {
     const created = await api.http.post('/v1/invoices').set('Authorization', attacker.auth).send(fin.invoiceBody());
@@ -166,4 +191,82 @@ describe("one company's share of the REST API's pool (e2e)", () => {
     const invoices = await watcher.query('SELECT count(*)::int AS n FROM invoices WHERE tenant_id = $1', [company.tenant.id]);
     expect(invoices.rows[0].n).toBe(1);
   });
+});
+
+// In this file, not beside the agent-tool server's other tests: both hold locks on invoices and
+// count the requests waiting on them, which a file running at the same time would disturb.
+describe("agent-tool server: one company's calls take a bounded share of the pool (e2e)", () => {
+  let mcp: TestMcp;
+  let busy: Demo;
+  let other: Demo;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    busy = (await runCli('seed:demo', '--records', '1')).json as unknown as Demo;
+    other = (await runCli('seed:demo', '--records', '1')).json as unknown as Demo;
+    mcp = await startMcp();
+    db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await db?.end();
+  });
+
+  it("serves another company while ten of one company's searches wait, each search holding its turn, not the pool", async () => {
+    const call = (demo: Demo, name: string, args: Record<string, unknown>) =>
+      shortcut(mcp.base, '/tools/call', credentials(demo.mcp_token, demo.tenant.slug), { name, arguments: args });
+    const waitingOnInvoices = () => waitingOn(db, lock, ` AND query ILIKE '%FROM "invoices"%'`);
+    // Every search of the busy company reaches invoices, and waits there while the test holds them.
+    const lock = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await lock.connect();
+    await lock.query('BEGIN');
+    await lock.query('LOCK TABLE invoices IN ACCESS EXCLUSIVE MODE');
+    let searches: Promise<Awaited<ReturnType<typeof call>>[]> | undefined;
+    try {
+      searches = Promise.all(Array.from({ length: 10 }, () => call(busy, 'search_records', { query: 'demo' })));
+      await waitFor(async () => (await waitingOnInvoices()) > 0, 10_000, 'the searches to wait on invoices');
+
+      // Before: the ten searches took all ten connections, and this call waited 10 s for one, then failed.
+      const answer = await call(other, 'list_records', { resource: 'vehicles' });
+      expect(answer.status).toBe(200);
+      expect(answer.body!.isError).toBeUndefined();
+      expect(await waitingOnInvoices()).toBeLessThanOrEqual(2);
+    } finally {
+      await lock.query('COMMIT');
+      await lock.end();
+    }
+    for (const answer of await searches) expect([answer.status, answer.body!.isError]).toEqual([200, undefined]);
+  }, 60_000);
+
+  it('reads a token again when its call waited for a turn: one revoked meanwhile is not served', async () => {
+    const revoked = (await runCli('mcp-token:create', '--tenant', busy.tenant.id, '--user', busy.user.id, '--tools', '*')).json as { id: string; token: string };
+    const call = (token: string) => shortcut(mcp.base, '/tools/call', credentials(token, busy.tenant.slug), { name: 'list_records', arguments: { resource: 'invoices' } });
+    const redis = new Redis(process.env.REDIS_URL!);
+    const lock = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await lock.connect();
+    await lock.query('BEGIN');
+    await lock.query('LOCK TABLE invoices IN ACCESS EXCLUSIVE MODE');
+    let holding: Promise<Awaited<ReturnType<typeof call>>[]> | undefined;
+    let queued: ReturnType<typeof call> | undefined;
+    try {
+      // The company's two turns wait on the lock; the revoked token's call waits for a turn.
+      holding = Promise.all([call(busy.mcp_token), call(busy.mcp_token)]);
+      await waitFor(async () => (await waitingOn(db, lock)) === 2, 10_000, 'both turns on the lock');
+      queued = call(revoked.token);
+      // Counted, so authenticated: before its revocation.
+      await waitFor(async () => (await redis.keys(`${process.env.REDIS_PREFIX}:ratelimit:mcp:${revoked.id}:*`)).length > 0, 10_000, 'the queued call counted');
+      expect((await runCli('mcp-token:revoke', '--token', revoked.id)).code).toBe(0);
+    } finally {
+      await lock.query('COMMIT');
+      await lock.end();
+      redis.disconnect();
+    }
+    for (const answer of await holding!) expect([answer.status, answer.body!.isError]).toEqual([200, undefined]);
+    // Before: served, the company's invoices answered to a token revoked seconds before.
+    const answer = await queued!;
+    expect(answer.status).toBe(200);
+    expect(answer.body!.isError).toBe(true);
+    expect(JSON.stringify(answer.body)).toContain('revoked');
+  }, 60_000);
 });
