@@ -1,27 +1,45 @@
 import { jest } from '@jest/globals';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { EntityManager } from 'typeorm';
-import { refuseChangeOutsideTransaction, runCommitHook, withCommitHook } from './commit-hook.js';
+import type { QueryRunner } from 'typeorm';
+import { commitWithHook, refuseChangeOutsideTransaction, withCommitHook } from './commit-hook.js';
 
 describe('withCommitHook', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  const manager = {} as EntityManager;
+  const sent: string[] = [];
+  const runner = {
+    commitTransaction: async () => void sent.push('COMMIT'),
+    connect: async () => ({ query: async (text: string) => void sent.push(text) }),
+    isTransactionActive: true,
+    transactionDepth: 1,
+  };
+  const commit = () => commitWithHook(runner as unknown as QueryRunner);
+  beforeEach(() => {
+    sent.length = 0;
+    runner.isTransactionActive = true;
+    runner.transactionDepth = 1;
+  });
 
   it("runs each call's own hook in its work, and switches the storage off once no call is running", async () => {
     const disable = jest.spyOn(AsyncLocalStorage.prototype, 'disable');
     const ran: string[] = [];
     let finishFirst!: () => void;
     const first = withCommitHook(
-      async () => void ran.push('first'),
+      async (done) => {
+        ran.push('first');
+        await done();
+      },
       async () => {
         await new Promise<void>((resolve) => (finishFirst = resolve));
-        await runCommitHook(manager);
+        await commit();
       },
     );
     await withCommitHook(
-      async () => void ran.push('second'),
-      () => runCommitHook(manager),
+      async (done) => {
+        ran.push('second');
+        await done();
+      },
+      commit,
     );
     expect(ran).toEqual(['second']);
     // The first call still runs: its hook must stay readable.
@@ -30,9 +48,11 @@ describe('withCommitHook', () => {
     await first;
     expect(ran).toEqual(['second', 'first']);
     expect(disable).toHaveBeenCalledTimes(1);
-    // Off, and no hook outside a call.
-    await runCommitHook(manager);
+    // Off, and no hook outside a call: a plain commit.
+    sent.length = 0;
+    await commit();
     expect(ran).toEqual(['second', 'first']);
+    expect(sent).toEqual(['COMMIT']);
   });
 
   it('switches the storage off after a call whose work failed, and on again for the next', async () => {
@@ -40,9 +60,32 @@ describe('withCommitHook', () => {
     await expect(withCommitHook(async () => undefined, () => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
     expect(disable).toHaveBeenCalledTimes(1);
     const ran: string[] = [];
-    await withCommitHook(async () => void ran.push('again'), () => runCommitHook(manager));
+    await withCommitHook(async (done) => {
+      ran.push('again');
+      await done();
+    }, commit);
     expect(ran).toEqual(['again']);
     expect(disable).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('commitWithHook', () => {
+  const sent: string[] = [];
+  const runner = {
+    commitTransaction: async () => void sent.push('COMMIT (commitTransaction)'),
+    connect: async () => ({ query: async (text: string) => void sent.push(text) }),
+    isTransactionActive: true,
+    transactionDepth: 1,
+  };
+
+  it("sends the hook's statement and the COMMIT as one query, and leaves the runner as a commit does", async () => {
+    await withCommitHook((commit) => commit("SELECT mark('a')"), () => commitWithHook(runner as unknown as QueryRunner));
+    expect(sent).toEqual(["SELECT mark('a'); COMMIT"]);
+    expect(runner).toMatchObject({ isTransactionActive: false, transactionDepth: 0 });
+  });
+
+  it('refuses a hook that returns without committing, so its transaction is rolled back', async () => {
+    await expect(withCommitHook(async () => undefined, () => commitWithHook(runner as unknown as QueryRunner))).rejects.toThrow(/without committing/);
   });
 });
 

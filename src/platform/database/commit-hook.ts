@@ -1,7 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { EntityManager } from 'typeorm';
+import type { QueryRunner } from 'typeorm';
 
-export type CommitHook = (manager: EntityManager) => Promise<void>;
+/**
+ * Commits the transaction; `statement`, when given, is sent with its COMMIT in one round trip and
+ * runs just before it, in it. A statement that raises an error rolls the transaction back (the
+ * COMMIT is then not run), and the error is the commit's.
+ */
+export type Commit = (statement?: string) => Promise<void>;
+
+/** Must call `commit` once. */
+export type CommitHook = (commit: Commit) => Promise<void>;
 
 /** The hook of the request whose work is running, if it set one. */
 const hooks = new AsyncLocalStorage<CommitHook>();
@@ -10,9 +18,9 @@ const hooks = new AsyncLocalStorage<CommitHook>();
 let running = 0;
 
 /**
- * Runs `work` so that every tenant transaction it commits first runs `hook` inside that
- * transaction (TenantData.transaction). The idempotency interceptor uses it to commit a
- * request's claim with the request's change.
+ * Runs `work` so that every tenant transaction it commits is committed by `hook`
+ * (TenantData.transaction). The idempotency interceptor uses it to commit a request's claim with
+ * the request's change.
  *
  * On Node 20 a running AsyncLocalStorage hooks every promise of the process, for good: once one
  * idempotent write had run, every later request cost about 8 % more CPU (docs/benchmarks.md, "The
@@ -30,9 +38,28 @@ export async function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>
   }
 }
 
-/** Called by a tenant transaction just before it commits; a hook that throws rolls it back. */
-export async function runCommitHook(manager: EntityManager): Promise<void> {
-  await hooks.getStore()?.(manager);
+/**
+ * Commits a tenant transaction (TenantData.transaction) through the running request's hook, if
+ * it set one; a hook that throws leaves the transaction to be rolled back.
+ */
+export async function commitWithHook(runner: QueryRunner): Promise<void> {
+  const hook = hooks.getStore();
+  if (hook === undefined) return runner.commitTransaction();
+  let committed = false;
+  await hook(async (statement) => {
+    committed = true;
+    if (statement === undefined) return runner.commitTransaction();
+    // A simple query: its statements run in order and stop at the first error, so the COMMIT
+    // runs only after the statement succeeded. Both in one round trip instead of two: every
+    // idempotent write pays it (docs/benchmarks.md, "The twentieth session").
+    const connection = (await runner.connect()) as { query(text: string): Promise<unknown> };
+    await connection.query(`${statement}; COMMIT`);
+    // What QueryRunner.commitTransaction records after its own COMMIT.
+    const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+    state.isTransactionActive = false;
+    state.transactionDepth = 0;
+  });
+  if (!committed) throw new Error('A commit hook returned without committing its transaction');
 }
 
 /** A statement that changes rows; `FOR UPDATE` locks them, which is no change. */

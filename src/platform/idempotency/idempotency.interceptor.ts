@@ -119,7 +119,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
     let handling = true;
     try {
       value = await withCommitHook(
-        (manager) => (handling ? this.store.markCommitted(manager, claim) : Promise.resolve()),
+        (commit) => (handling ? this.store.commitMarked(commit, claim) : commit()),
         () => lastValueFrom(next.handle(), { defaultValue: undefined }).finally(() => (handling = false)),
       );
     } catch (error) {

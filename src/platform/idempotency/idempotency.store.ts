@@ -1,12 +1,14 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
 import { SealedSecrets } from '../crypto/sealed-secrets.js';
 import { SecretsCipher } from '../crypto/secrets-cipher.js';
-import { hotQuery, hotQueryIn } from '../database/hot-query.js';
+import type { Commit } from '../database/commit-hook.js';
+import { hotQuery } from '../database/hot-query.js';
 import { DomainException } from '../errors/domain.exception.js';
+import { isUuid } from '../validation/uuid.pipe.js';
 import { IDEMPOTENCY_RETENTION_HOURS, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
 
 /** What identifies a repeat: same company, API key, Idempotency-Key, method and path. */
@@ -57,7 +59,7 @@ interface ExistingRow {
  * Inserts a fresh claim, or takes over a row that has expired or whose in-progress claim is
  * stale (same body, older than STALE_CLAIM_SECONDS). One statement, so under concurrency exactly
  * one request gets a row back; the others see the row and are answered from it. A `committed`
- * claim is never taken over: its change is done (markCommitted).
+ * claim is never taken over: its change is done (commitMarked).
  */
 const CLAIM_SQL = `
   INSERT INTO idempotency_keys AS k (tenant_id, api_key_id, key, method, path, request_hash, hash_covers_query, state, lock_token, expires_at)
@@ -91,11 +93,8 @@ const FINISH_SQL = `
          updated_at = clock_timestamp()
    WHERE id = $1 AND lock_token = $2`;
 
-/** locked_at restarts: the stale limit then counts the wait for the answer from the commit. */
-const MARK_COMMITTED_SQL = `
-  UPDATE idempotency_keys SET state = 'committed', locked_at = clock_timestamp(), updated_at = clock_timestamp()
-   WHERE id = $1 AND lock_token = $2 AND state IN ('in_progress', 'committed')
-  RETURNING id`;
+/** SQLSTATE of idempotency_mark_committed's refusal: the claim is no longer this request's. */
+const CLAIM_TAKEN_OVER = 'OHI01';
 
 const CLEANUP_BATCH = 1000;
 
@@ -188,17 +187,22 @@ export class IdempotencyStore implements OnModuleInit {
   }
 
   /**
-   * Marks the claim `committed` inside the transaction of the request's change (the interceptor's
-   * commit hook), so the change and the mark commit together: if the process dies before the
-   * answer is stored, a repeat learns that the request ran (409 replay_unavailable) instead of
-   * taking the claim over and running it a second time. A claim taken over meanwhile (its holder
-   * ran past the stale limit) no longer matches its lock token: the transaction is rolled back,
-   * so the two holders never both commit.
+   * Commits the request's change with its claim marked `committed` (the interceptor's commit
+   * hook), so the change and the mark commit together: if the process dies before the answer is
+   * stored, a repeat learns that the request ran (409 replay_unavailable) instead of taking the
+   * claim over and running it a second time. A claim taken over meanwhile (its holder ran past
+   * the stale limit) no longer matches its lock token: the transaction is rolled back, so the two
+   * holders never both commit.
    */
-  async markCommitted(transaction: EntityManager, claim: IdempotencyClaim): Promise<void> {
-    // Prepared, as the claim and the answer are: the three run for every idempotent write (docs/benchmarks.md).
-    const marked = await hotQueryIn(transaction, 'idempotency-mark-committed', MARK_COMMITTED_SQL, [claim.id, claim.lockToken]);
-    if (marked.length === 0) throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
+  async commitMarked(commit: Commit, claim: IdempotencyClaim): Promise<void> {
+    // Written into the text (a simple query takes no parameters): both are UUIDs this process read or made.
+    if (!isUuid(claim.id) || !isUuid(claim.lockToken)) throw new Error('An idempotency claim is named by UUIDs');
+    try {
+      await commit(`SELECT idempotency_mark_committed('${claim.id}', '${claim.lockToken}')`);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== CLAIM_TAKEN_OVER) throw error;
+      throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
+    }
   }
 
   /**

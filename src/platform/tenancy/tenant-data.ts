@@ -1,5 +1,5 @@
 import { hotQuery, hotQueryIn } from '../database/hot-query.js';
-import { refuseChangeOutsideTransaction, runCommitHook } from '../database/commit-hook.js';
+import { commitWithHook, refuseChangeOutsideTransaction } from '../database/commit-hook.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type {
@@ -63,15 +63,24 @@ export class TenantData {
 
   /**
    * One transaction, every statement of `work` bound to the company. The running request's
-   * commit hook, if any, runs in it last (an idempotent request's claim: IdempotencyStore.markCommitted).
+   * commit hook, if any, commits it (an idempotent request's claim: IdempotencyStore.commitMarked).
+   * As TypeORM's DataSource.transaction, but with the commit in the hook's hands.
    */
-  transaction<T>(tenantId: string, work: (scope: TenantScope) => Promise<T>): Promise<T> {
+  async transaction<T>(tenantId: string, work: (scope: TenantScope) => Promise<T>): Promise<T> {
     requireTenant(tenantId);
-    return this.dataSource.transaction(async (manager) => {
-      const result = await work(new TenantScope(tenantId, manager));
-      await runCommitHook(manager);
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      const result = await work(new TenantScope(tenantId, runner.manager));
+      await commitWithHook(runner);
       return result;
-    });
+    } catch (error) {
+      // The error is the request's answer, whatever the rollback does.
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
   }
 }
 
