@@ -7,11 +7,18 @@ import { allowedMethods } from './allowed-methods.js';
 import { sendProblem } from './http-pipeline.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { toProblem } from '../errors/problem.js';
+import { throttledWarning } from '../logging/throttled-warning.js';
 
 /** The one place where errors thrown inside Nest become application/problem+json. */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
   private readonly logger = new Logger(ProblemFilter.name);
+  /**
+   * A 503 is an outage of PostgreSQL or Redis, not a fault of this code: each request during one
+   * wrote an error line with its stack (thousands a minute). Each request's own line still shows
+   * its 503 under its trace id.
+   */
+  private readonly warnOfOutage = throttledWarning((message) => this.logger.warn(message));
 
   constructor(
     @Inject(AppConfig) private readonly config: AppConfig,
@@ -26,9 +33,9 @@ export class ProblemFilter implements ExceptionFilter {
     // A call its route refuses (a bad since, an endpoint not active) did no replay: it spends
     // none of the replay limits, only the general one, like any request.
     if (problem.body.status >= 400 && problem.body.status < 500 && problem.body.status !== 429) request.refundRouteLimit?.();
-    if (problem.cause !== undefined) {
-      this.logger.error({ err: problem.cause, trace_id: request.traceId }, problem.body.status === 503 ? 'a backing service did not answer in time' : 'unhandled error');
-    }
+    if (problem.body.status === 503 && problem.cause !== undefined) {
+      this.warnOfOutage(`a backing service did not answer in time: ${(problem.cause as Error).message} (trace ${request.traceId})`);
+    } else if (problem.cause !== undefined) this.logger.error({ err: problem.cause, trace_id: request.traceId }, 'unhandled error');
     if (response.headersSent) return;
     sendProblem(response, problem);
   }
