@@ -3,22 +3,23 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { QueryRunner } from 'typeorm';
 import { commitWithHook, refuseChangeOutsideTransaction, withCommitHook } from './commit-hook.js';
 
+/** A transaction's query runner: what it is sent, in order (`COMMIT` for commitTransaction). */
+const sent: string[] = [];
+const runner = {
+  commitTransaction: async () => void sent.push('COMMIT'),
+  connect: async () => ({ query: async (text: string) => void sent.push(text) }),
+  isTransactionActive: true,
+  transactionDepth: 1,
+};
+const commit = () => commitWithHook(runner as unknown as QueryRunner);
+beforeEach(() => {
+  sent.length = 0;
+  runner.isTransactionActive = true;
+  runner.transactionDepth = 1;
+});
+
 describe('withCommitHook', () => {
   afterEach(() => jest.restoreAllMocks());
-
-  const sent: string[] = [];
-  const runner = {
-    commitTransaction: async () => void sent.push('COMMIT'),
-    connect: async () => ({ query: async (text: string) => void sent.push(text) }),
-    isTransactionActive: true,
-    transactionDepth: 1,
-  };
-  const commit = () => commitWithHook(runner as unknown as QueryRunner);
-  beforeEach(() => {
-    sent.length = 0;
-    runner.isTransactionActive = true;
-    runner.transactionDepth = 1;
-  });
 
   it("runs each call's own hook in its work, and switches the storage off once no call is running", async () => {
     const disable = jest.spyOn(AsyncLocalStorage.prototype, 'disable');
@@ -70,22 +71,15 @@ describe('withCommitHook', () => {
 });
 
 describe('commitWithHook', () => {
-  const sent: string[] = [];
-  const runner = {
-    commitTransaction: async () => void sent.push('COMMIT (commitTransaction)'),
-    connect: async () => ({ query: async (text: string) => void sent.push(text) }),
-    isTransactionActive: true,
-    transactionDepth: 1,
-  };
-
   it("sends the hook's statement and the COMMIT as one query, and leaves the runner as a commit does", async () => {
-    await withCommitHook((commit) => commit("SELECT mark('a')"), () => commitWithHook(runner as unknown as QueryRunner));
+    await withCommitHook((done) => done("SELECT mark('a')"), commit);
     expect(sent).toEqual(["SELECT mark('a'); COMMIT"]);
     expect(runner).toMatchObject({ isTransactionActive: false, transactionDepth: 0 });
   });
 
   it('refuses a hook that returns without committing, so its transaction is rolled back', async () => {
-    await expect(withCommitHook(async () => undefined, () => commitWithHook(runner as unknown as QueryRunner))).rejects.toThrow(/without committing/);
+    await expect(withCommitHook(async () => undefined, commit)).rejects.toThrow(/without committing/);
+    expect(sent).toEqual([]);
   });
 });
 
