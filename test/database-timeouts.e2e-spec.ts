@@ -4,12 +4,16 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import { dataSourceOptions, migrate } from '../src/platform/database/database.js';
 import { DroppingClient } from '../src/platform/database/dropping-client.js';
 import { startApi, type TestApi } from './support/api.js';
+import { onOwnDatabase } from './support/deliveries.js';
 import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
 import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { waitFor } from './support/wait-for.js';
 
 const TIMEOUT_MS = 300;
+
+// It locks `invoices`: on the run's shared database that held other files' invoice writes up.
+onOwnDatabase('database_timeouts');
 
 /**
  * A statement held up (here by a lock another session keeps on `invoices`) past

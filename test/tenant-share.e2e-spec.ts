@@ -9,6 +9,7 @@ import { createFinanceFixture, type FinanceFixture } from './support/finance.js'
 import { runCli } from './support/cli.js';
 import { credentials, shortcut, startMcp, type TestMcp } from './support/mcp.js';
 import { startApi, type TestApi } from './support/api.js';
+import { onOwnDatabase } from './support/deliveries.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { waitFor } from './support/wait-for.js';
 
@@ -35,6 +36,9 @@ async function waitingOn(observer: pg.Client, holder: pg.Client, also = ''): Pro
   );
   return waiting.rows[0].n;
 }
+
+// It locks `invoices`: on the run's shared database that held other files' invoice writes up.
+onOwnDatabase('tenant_share');
 
 /**
  * A company's share of the REST API's pool (API_TENANT_CONCURRENCY): its requests queued on a lock

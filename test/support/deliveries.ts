@@ -26,6 +26,24 @@ export async function isolatedDatabase(name: string): Promise<{ url: string; dro
 }
 
 /**
+ * Runs the whole test file on a database of its own (isolatedDatabase), for files that lock a
+ * shared table: their `LOCK TABLE invoices` held other files' invoice writes up past their
+ * timeouts (a fuzzing POST answered 503). Call at the top of the file, outside any describe.
+ */
+export function onOwnDatabase(name: string): void {
+  const shared = process.env.DATABASE_URL;
+  let database: { url: string; drop: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    database = await isolatedDatabase(name);
+    process.env.DATABASE_URL = database.url;
+  }, 60_000);
+  afterAll(async () => {
+    process.env.DATABASE_URL = shared;
+    await database?.drop();
+  });
+}
+
+/**
  * Delivery tests' settings: their own database (see isolatedDatabase), a local http receiver,
  * short retries, a fast sweep, and a circuit breaker whose cool-down is over at once (so a
  * failing receiver is probed on each retry, and the retry schedule and auto-disable can be
