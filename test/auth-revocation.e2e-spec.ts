@@ -5,10 +5,15 @@ import { ApiKeysService } from '../src/platform/auth/api-keys.service.js';
 import { AUTH_ACKS_CHANNEL, AUTH_CHANGES_CHANNEL, AUTH_LISTENER_APPLICATION } from '../src/platform/auth-changes/auth-changes.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
-import { isolatedDatabase } from './support/deliveries.js';
+import { onOwnDatabase } from './support/deliveries.js';
 import { runCli } from './support/cli.js';
 import { listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
 import { createTenantSession } from './support/tenant-session.js';
+
+// A revocation waits for every API process listening on its database: on the run's shared one,
+// another file's stopping process, or a liveness test's listener behind a frozen proxy, was
+// waited for up to 5 s.
+onOwnDatabase('auth_revocation');
 
 /**
  * API processes cache keys and companies in memory; a change made through the admin CLI must
@@ -59,62 +64,42 @@ describe('revocation and deactivation reach every running API process (e2e)', ()
     expect(res.body.detail_key).toBe('errors.common.tenant_not_found');
   });
 
-  /**
-   * A revocation waits for every API process listening on its database, so these run on a
-   * database of their own: the run's is shared with other files' processes, and one of them
-   * stopping, or a liveness test's listener behind a frozen proxy, was waited for up to 5 s.
-   */
-  describe('waiting for the API processes to confirm', () => {
-    let database: { url: string; drop: () => Promise<void> };
-    let own: TestApi;
-
-    beforeAll(async () => {
-      database = await isolatedDatabase('auth_revocation_confirmations');
-      own = await startApi({ env: { DATABASE_URL: database.url } });
-    }, 90_000);
-
-    afterAll(async () => {
-      await own.close();
-      await database.drop();
+  /** A listening connection named like an API process's, which reacts to each change after `delayMs`. */
+  const fakeProcess = async (delayMs: number, reaction: (client: pg.Client, payload: string) => Promise<unknown>) => {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    client.on('error', () => undefined);
+    await client.connect();
+    await client.query(`LISTEN ${AUTH_CHANGES_CHANNEL}`);
+    await client.query(`SET application_name = '${AUTH_LISTENER_APPLICATION}'`);
+    const reactedAt: number[] = [];
+    client.on('notification', (message) => {
+      setTimeout(() => {
+        reactedAt.push(Date.now());
+        reaction(client, message.payload ?? '').catch(() => undefined);
+      }, delayMs);
     });
+    return { client, reactedAt };
+  };
 
-    /** A listening connection named like an API process's, which reacts to each change after `delayMs`. */
-    const fakeProcess = async (delayMs: number, reaction: (client: pg.Client, payload: string) => Promise<unknown>) => {
-      const client = new pg.Client({ connectionString: database.url });
-      client.on('error', () => undefined);
-      await client.connect();
-      await client.query(`LISTEN ${AUTH_CHANGES_CHANNEL}`);
-      await client.query(`SET application_name = '${AUTH_LISTENER_APPLICATION}'`);
-      const reactedAt: number[] = [];
-      client.on('notification', (message) => {
-        setTimeout(() => {
-          reactedAt.push(Date.now());
-          reaction(client, message.payload ?? '').catch(() => undefined);
-        }, delayMs);
-      });
-      return { client, reactedAt };
-    };
+  it('returns from a revocation only once a slow API process has confirmed dropping the key', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
+    const slow = await fakeProcess(400, (client, payload) => client.query('SELECT pg_notify($1, $2)', [AUTH_ACKS_CHANNEL, payload]));
+    try {
+      await api.app.get(ApiKeysService).changeState(session.keyId, 'revoked');
+      expect(slow.reactedAt.length).toBeGreaterThan(0);
+    } finally {
+      await slow.client.end().catch(() => undefined);
+    }
+  });
 
-    it('returns from a revocation only once a slow API process has confirmed dropping the key', async () => {
-      const session = await createTenantSession(own.app, { scopes: [Scope.FinInvoicesRead] });
-      const slow = await fakeProcess(400, (client, payload) => client.query('SELECT pg_notify($1, $2)', [AUTH_ACKS_CHANNEL, payload]));
-      try {
-        await own.app.get(ApiKeysService).changeState(session.keyId, 'revoked');
-        expect(slow.reactedAt.length).toBeGreaterThan(0);
-      } finally {
-        await slow.client.end().catch(() => undefined);
-      }
-    });
-
-    it('does not wait for a process that goes away without confirming', async () => {
-      const session = await createTenantSession(own.app, { scopes: [Scope.FinInvoicesRead] });
-      const leaving = await fakeProcess(300, (client) => client.end());
-      const started = Date.now();
-      await own.app.get(ApiKeysService).changeState(session.keyId, 'revoked');
-      expect(leaving.reactedAt.length).toBe(1);
-      // Well inside the 5 s a silent process is waited for: its connection was seen to end.
-      expect(Date.now() - started).toBeLessThan(3_000);
-    });
+  it('does not wait for a process that goes away without confirming', async () => {
+    const session = await createTenantSession(api.app, { scopes: [Scope.FinInvoicesRead] });
+    const leaving = await fakeProcess(300, (client) => client.end());
+    const started = Date.now();
+    await api.app.get(ApiKeysService).changeState(session.keyId, 'revoked');
+    expect(leaving.reactedAt.length).toBe(1);
+    // Well inside the 5 s a silent process is waited for: its connection was seen to end.
+    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('keeps the first moment a key was revoked, deleted or expired when the command runs again', async () => {

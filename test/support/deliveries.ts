@@ -26,9 +26,11 @@ export async function isolatedDatabase(name: string): Promise<{ url: string; dro
 }
 
 /**
- * Runs the whole test file on a database of its own (isolatedDatabase), for files that lock a
- * shared table: their `LOCK TABLE invoices` held other files' invoice writes up past their
- * timeouts (a fuzzing POST answered 503). Call at the top of the file, outside any describe.
+ * Runs the whole test file on a database of its own (isolatedDatabase), for files that hold up
+ * others or are held up by them on the shared one: a `LOCK TABLE invoices` held other files'
+ * invoice writes up past their timeouts (a fuzzing POST answered 503), and a revocation waits for
+ * every API process listening on its database, other files' included. Call at the top of the
+ * file, outside any describe.
  */
 export function onOwnDatabase(name: string): void {
   const shared = process.env.DATABASE_URL;
