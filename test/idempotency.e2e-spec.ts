@@ -365,7 +365,9 @@ describe('Idempotency-Key (e2e)', () => {
     await db.query(`CREATE SEQUENCE release_faults`);
     await db.query(`CREATE FUNCTION fail_first_release() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF nextval('release_faults') = 1 THEN RAISE EXCEPTION 'simulated' USING ERRCODE = '40001'; END IF; RETURN OLD; END $$`);
-    await db.query(`CREATE TRIGGER fail_first_release BEFORE DELETE ON idempotency_keys FOR EACH ROW EXECUTE FUNCTION fail_first_release()`);
+    // This company's rows only: other files' requests run on the same database meanwhile.
+    await db.query(`CREATE TRIGGER fail_first_release BEFORE DELETE ON idempotency_keys FOR EACH ROW
+      WHEN (OLD.tenant_id = '${session.tenant.id}') EXECUTE FUNCTION fail_first_release()`);
     try {
       const key = randomUUID();
       const before = idempotentRuns.count;
@@ -384,7 +386,9 @@ describe('Idempotency-Key (e2e)', () => {
     await db.query(`CREATE SEQUENCE answer_faults`);
     await db.query(`CREATE FUNCTION fail_first_answers() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF nextval('answer_faults') <= 3 THEN RAISE EXCEPTION 'simulated' USING ERRCODE = '40001'; END IF; RETURN NEW; END $$`);
-    await db.query(`CREATE TRIGGER fail_first_answers BEFORE UPDATE ON idempotency_keys FOR EACH ROW WHEN (NEW.state = 'completed') EXECUTE FUNCTION fail_first_answers()`);
+    // This company's rows only: an invoice write of another file stores its answer with its commit, which this would fail.
+    await db.query(`CREATE TRIGGER fail_first_answers BEFORE UPDATE ON idempotency_keys FOR EACH ROW
+      WHEN (NEW.state = 'completed' AND NEW.tenant_id = '${session.tenant.id}') EXECUTE FUNCTION fail_first_answers()`);
     try {
       const key = randomUUID();
       const first = await post('/v1/test_events', key, { n: 1 });

@@ -1,10 +1,8 @@
-import { Controller, HttpCode, Inject, Param, Patch, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Param, Patch, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
 import { type AuthContext, CurrentAuth } from '../platform/auth/auth-context.js';
 import { RequireScopes } from '../platform/route-access/require-scopes.decorator.js';
 import { Scope } from '../platform/catalog/scopes.js';
-import { AppConfig } from '../platform/config/app-config.js';
 import { Idempotent } from '../platform/idempotency/idempotent.decorator.js';
 import { ApiProblem, detailKey } from '../platform/api-docs/api-problem-responses.decorator.js';
 import { resourceErrors } from '../platform/catalog/errors.js';
@@ -34,15 +32,12 @@ const CREATE_ERRORS =
 @ApiTags('Invoices')
 @Controller('v1/invoices')
 export class InvoiceWritesController {
-  constructor(
-    @Inject(InvoicesService) private readonly invoices: InvoicesService,
-    @Inject(AppConfig) private readonly config: AppConfig,
-  ) {}
+  constructor(@Inject(InvoicesService) private readonly invoices: InvoicesService) {}
 
   @Post()
   @HttpCode(201)
   @RequireScopes(Scope.FinInvoicesWrite)
-  @Idempotent()
+  @Idempotent<InvoiceDto>({ answersWithResult: true, location: (invoice) => `/v1/invoices/${invoice.id}` })
   @ApiOperation({
     summary: 'Create a draft invoice',
     description:
@@ -58,15 +53,13 @@ export class InvoiceWritesController {
       `${detailKey('InvoiceValidationFailed')}, ${detailKey('CurrencyNotEnabled')}, ${detailKey('InvalidReference')}, ${detailKey('InvoiceLineInvalid')} ` +
       `(code tax_rate_conflict), ${detailKey('InvoiceCreateFailed')}; see the description.`,
   )
-  async create(@CurrentAuth() auth: AuthContext, @ValidBody(CreateInvoiceDto) body: CreateInvoiceDto, @Res({ passthrough: true }) response: Response): Promise<InvoiceDto> {
-    const invoice = await this.invoices.create(auth.tenantId, body);
-    response.setHeader('Location', `${this.config.publicBaseUrl}/v1/invoices/${invoice.id}`);
-    return invoice;
+  create(@CurrentAuth() auth: AuthContext, @ValidBody(CreateInvoiceDto) body: CreateInvoiceDto): Promise<InvoiceDto> {
+    return this.invoices.create(auth.tenantId, body);
   }
 
   @Patch(':id')
   @RequireScopes(Scope.FinInvoicesWrite)
-  @Idempotent()
+  @Idempotent({ answersWithResult: true })
   @ID_PARAM
   @ApiOperation({
     summary: 'Change a draft invoice',
@@ -94,7 +87,7 @@ export class InvoiceWritesController {
   @Post(':id/void')
   @HttpCode(200)
   @RequireScopes(Scope.FinInvoicesWrite)
-  @Idempotent()
+  @Idempotent({ answersWithResult: true })
   @ID_PARAM
   @ApiOperation({
     summary: 'Void an issued invoice',

@@ -77,6 +77,17 @@ describe('commitWithHook', () => {
     expect(runner).toMatchObject({ isTransactionActive: false, transactionDepth: 0 });
   });
 
+  it("tells the hook what the transaction's work returned", async () => {
+    const seen: unknown[] = [];
+    const result = { id: 'the result' };
+    await withCommitHook(async (done, answered) => {
+      seen.push(answered);
+      await done();
+    }, () => commitWithHook(runner as unknown as QueryRunner, result));
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBe(result);
+  });
+
   it('refuses a hook that returns without committing, so its transaction is rolled back', async () => {
     await expect(withCommitHook(async () => undefined, commit)).rejects.toThrow(/without committing/);
     expect(sent).toEqual([]);

@@ -8,8 +8,8 @@ import type { QueryRunner } from 'typeorm';
  */
 export type Commit = (statement?: string) => Promise<void>;
 
-/** Must call `commit` once. */
-export type CommitHook = (commit: Commit) => Promise<void>;
+/** Must call `commit` once. `result`: what the transaction's work returned. */
+export type CommitHook = (commit: Commit, result: unknown) => Promise<void>;
 
 /** The hook of the request whose work is running, if it set one. */
 const hooks = new AsyncLocalStorage<CommitHook>();
@@ -40,9 +40,10 @@ export async function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>
 
 /**
  * Commits a tenant transaction (TenantData.transaction) through the running request's hook, if
- * it set one; a hook that throws leaves the transaction to be rolled back.
+ * it set one, telling it the work's `result`; a hook that throws leaves the transaction to be
+ * rolled back.
  */
-export async function commitWithHook(runner: QueryRunner): Promise<void> {
+export async function commitWithHook(runner: QueryRunner, result?: unknown): Promise<void> {
   const hook = hooks.getStore();
   if (hook === undefined) return runner.commitTransaction();
   let committed = false;
@@ -58,7 +59,7 @@ export async function commitWithHook(runner: QueryRunner): Promise<void> {
     const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
     state.isTransactionActive = false;
     state.transactionDepth = 0;
-  });
+  }, result);
   if (!committed) throw new Error('A commit hook returned without committing its transaction');
 }
 

@@ -1,11 +1,11 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor, type OnApplicationShutdown } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
-import { from, lastValueFrom, type Observable, throwError } from 'rxjs';
+import { from, lastValueFrom, map, type Observable, throwError } from 'rxjs';
 import type { ApiRequest } from '../auth/auth-context.js';
 import { Errors } from '../catalog/errors.js';
 import { AppConfig } from '../config/app-config.js';
-import { withCommitHook } from '../database/commit-hook.js';
+import { type Commit, withCommitHook } from '../database/commit-hook.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { isTransientFault } from '../errors/transient-faults.js';
@@ -18,8 +18,17 @@ import { isUuid } from '../validation/uuid.pipe.js';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_REPLAYED_HEADER = 'Idempotency-Replayed';
-/** Route metadata: the answer carries a secret, so it is stored encrypted. */
-export const SEALED_RESPONSE_METADATA = 'integrations:idempotency-sealed-response';
+/** Route metadata: how the route's answer is stored (`@Idempotent`'s options). */
+export const IDEMPOTENT_ROUTE_METADATA = 'integrations:idempotent-route';
+
+export interface IdempotentRoute {
+  /** The answer carries a secret, so it is stored encrypted. */
+  sealed: boolean;
+  /** The handler answers with its transaction's result, unchanged: the answer is stored with the commit. */
+  answersWithResult: boolean;
+  /** The path the answer's `Location` names, from the handler's result. */
+  location?: (result: unknown) => string;
+}
 
 /** Headers of the first answer that a replay repeats; the rest (trace id, rate limits) are per request. */
 const REPLAYED_HEADERS = ['location', 'content-location', 'content-type'] as const;
@@ -59,15 +68,26 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const request = context.switchToHttp().getRequest<ApiRequest>();
     const key = request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+    const route = this.reflector.get<IdempotentRoute>(IDEMPOTENT_ROUTE_METADATA, context.getHandler());
+    const response = context.switchToHttp().getResponse<Response>();
     if (key === undefined || !IDEMPOTENT_METHODS.has(request.method)) {
       // Past its route's limit with no key, nothing can be answered from storage: the 429 the guard held back.
-      return request.limitRefusal ? throwError(() => request.limitRefusal) : next.handle();
+      if (request.limitRefusal) return throwError(() => request.limitRefusal);
+      return route.location ? next.handle().pipe(map((value: unknown) => this.locate(response, route, value))) : next.handle();
     }
-    const sealed = this.reflector.get<boolean | undefined>(SEALED_RESPONSE_METADATA, context.getHandler()) === true;
-    return from(this.handle(request, context.switchToHttp().getResponse<Response>(), key, next, sealed));
+    return from(this.handle(request, response, key, next, route));
   }
 
-  private async handle(request: ApiRequest, response: Response, key: string | string[], next: CallHandler, sealed: boolean): Promise<unknown> {
+  private locate(response: Response, route: IdempotentRoute, value: unknown): unknown {
+    response.setHeader('Location', this.locationOf(route, value)!);
+    return value;
+  }
+
+  private locationOf(route: IdempotentRoute, result: unknown): string | undefined {
+    return route.location && `${this.config.publicBaseUrl}${route.location(result)}`;
+  }
+
+  private async handle(request: ApiRequest, response: Response, key: string | string[], next: CallHandler, route: IdempotentRoute): Promise<unknown> {
     // Past its route's limit, only a stored answer is given (its 429 otherwise): nothing runs.
     const refusal = request.limitRefusal;
     try {
@@ -100,7 +120,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
           await this.store.release(outcome.claim);
           throw refusal;
         }
-        return this.execute(outcome.claim, request, response, next, sealed);
+        return this.execute(outcome.claim, request, response, next, route);
     }
   }
 
@@ -112,24 +132,45 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
     return stored.body ?? undefined;
   }
 
-  private async execute(claim: IdempotencyClaim, request: ApiRequest, response: Response, next: CallHandler, sealed: boolean): Promise<unknown> {
+  private async execute(claim: IdempotencyClaim, request: ApiRequest, response: Response, next: CallHandler, route: IdempotentRoute): Promise<unknown> {
     let value: unknown;
     // Work the handler left running (its async context carries the hook) must not touch the
     // claim once the handler is done: its answer is then being stored.
     let handling = true;
+    let commits = 0;
+    /** The answer stored with the request's one commit, when its route answers with the transaction's result. */
+    let storedAtCommit: StoredResponse | undefined;
+    const hook = (commit: Commit, result: unknown) => {
+      if (!handling) return commit();
+      commits += 1;
+      // A second commit may change what the request answers: its answer is then stored after all.
+      storedAtCommit = commits === 1 && route.answersWithResult ? this.answerAtCommit(response, route, result) : undefined;
+      return storedAtCommit ? this.store.commitAnswered(commit, claim, storedAtCommit) : this.store.commitMarked(commit, claim);
+    };
     try {
-      value = await withCommitHook(
-        (commit) => (handling ? this.store.commitMarked(commit, claim) : commit()),
-        () => lastValueFrom(next.handle(), { defaultValue: undefined }).finally(() => (handling = false)),
-      );
+      value = await withCommitHook(hook, () => lastValueFrom(next.handle(), { defaultValue: undefined }).finally(() => (handling = false)));
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
       const headers = { ...lowerCaseKeys(problem.headers), 'content-type': PROBLEM_CONTENT_TYPE };
       await this.settle(request, claim, { status: problem.body.status, headers, body: JSON.stringify(problem.body) }, problem.body.detail_key);
       throw error;
     }
-    await this.settle(request, claim, { status: response.statusCode, headers: answerHeaders(response, value), body: serialize(value) }, undefined, sealed);
+    if (route.location) this.locate(response, route, value);
+    const answer: StoredResponse = { status: response.statusCode, headers: answerHeaders(response, value), body: serialize(value) };
+    if (storedAtCommit && sameAnswer(storedAtCommit, answer)) return value;
+    if (storedAtCommit) this.logger.error({ trace_id: request.traceId }, 'the answer stored with the commit is not the one sent: the route is not answersWithResult; storing the sent one');
+    await this.settle(request, claim, answer, undefined, route.sealed);
     return value;
+  }
+
+  /**
+   * The answer the request will send if its handler returns `result` unchanged, as settle would
+   * store it; undefined when it could not be stored so (too large to replay).
+   */
+  private answerAtCommit(response: Response, route: IdempotentRoute, result: unknown): StoredResponse | undefined {
+    const body = serialize(result);
+    if (!isStoredResponse(response.statusCode) || (body !== null && Buffer.byteLength(body) > MAX_REPLAYABLE_BODY_BYTES)) return undefined;
+    return { status: response.statusCode, headers: answerHeaders(response, result, this.locationOf(route, result)), body };
   }
 
   /**
@@ -197,16 +238,27 @@ function serialize(value: unknown): string | null {
   return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
-function answerHeaders(response: Response, value: unknown): Record<string, string> {
+/** `location`: the answer's Location, when it is not yet set on the response. */
+function answerHeaders(response: Response, value: unknown, location?: string): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name of REPLAYED_HEADERS) {
-    const header = response.getHeader(name);
+    const header = name === 'location' && location !== undefined ? location : response.getHeader(name);
     if (header !== undefined) headers[name] = Array.isArray(header) ? header.join(', ') : String(header);
   }
   if (headers['content-type'] === undefined && value !== undefined && value !== null) {
     headers['content-type'] = typeof value === 'object' ? 'application/json' : 'text/html';
   }
   return headers;
+}
+
+function sameAnswer(a: StoredResponse, b: StoredResponse): boolean {
+  const names = Object.keys(a.headers);
+  return (
+    a.status === b.status &&
+    a.body === b.body &&
+    names.length === Object.keys(b.headers).length &&
+    names.every((name) => a.headers[name] === b.headers[name])
+  );
 }
 
 function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { DataSource } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
 import { SealedSecrets } from '../crypto/sealed-secrets.js';
@@ -197,8 +198,28 @@ export class IdempotencyStore implements OnModuleInit {
   async commitMarked(commit: Commit, claim: IdempotencyClaim): Promise<void> {
     // Written into the text (a simple query takes no parameters): both are UUIDs this process read or made.
     if (!isUuid(claim.id) || !isUuid(claim.lockToken)) throw new Error('An idempotency claim is named by UUIDs');
+    await this.committing(commit, `SELECT idempotency_mark_committed('${claim.id}', '${claim.lockToken}')`);
+  }
+
+  /**
+   * As commitMarked, but the claim is completed with `answer` in the same statement: the change
+   * and its answer commit together, and nothing is left to store after the commit (a route whose
+   * answer is its transaction's result). Not for a sealed answer, which is encrypted.
+   */
+  async commitAnswered(commit: Commit, claim: IdempotencyClaim, answer: StoredResponse): Promise<void> {
+    if (!isUuid(claim.id) || !isUuid(claim.lockToken)) throw new Error('An idempotency claim is named by UUIDs');
+    if (!Number.isInteger(answer.status)) throw new Error('An HTTP status is an integer');
+    // A simple query takes no parameters: the answer's texts are written in as escaped literals.
+    const body = answer.body === null ? 'NULL' : pg.escapeLiteral(answer.body);
+    await this.committing(
+      commit,
+      `SELECT idempotency_complete_at_commit('${claim.id}', '${claim.lockToken}', ${answer.status}, ${pg.escapeLiteral(JSON.stringify(answer.headers))}, ${body})`,
+    );
+  }
+
+  private async committing(commit: Commit, statement: string): Promise<void> {
     try {
-      await commit(`SELECT idempotency_mark_committed('${claim.id}', '${claim.lockToken}')`);
+      await commit(statement);
     } catch (error) {
       if ((error as { code?: unknown }).code !== CLAIM_TAKEN_OVER) throw error;
       throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');

@@ -5,7 +5,7 @@ import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
 import { ProblemDto } from '../api-docs/problem.dto.js';
 import { IDEMPOTENCY_RETENTION_HOURS, MAX_REPLAYABLE_BODY_BYTES } from './idempotency-policy.js';
 import { STORED_REPEATS_METADATA } from '../rate-limit/rate-limit.decorator.js';
-import { IDEMPOTENCY_KEY_HEADER, IdempotencyInterceptor, SEALED_RESPONSE_METADATA } from './idempotency.interceptor.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_ROUTE_METADATA, IdempotencyInterceptor, type IdempotentRoute } from './idempotency.interceptor.js';
 
 const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${ProblemDto.name}` } } };
 
@@ -13,11 +13,23 @@ const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components
  * Makes a POST, PATCH or DELETE route honour the `Idempotency-Key` header (spec section 8): a
  * repeat within 24 hours from the same API key with the same key, method and path is not run
  * again; the first status and body are returned with `Idempotency-Replayed: true`.
- * `sealResponse`: the answer carries a secret, so the stored copy is encrypted under SECRETS_KEY.
+ * - `sealResponse`: the answer carries a secret, so the stored copy is encrypted under SECRETS_KEY.
+ * - `answersWithResult`: the handler answers with what its one transaction returns, unchanged, so
+ *   the answer is stored with that transaction's commit instead of in a statement after it.
+ * - `location`: the path of the resource the answer names, sent after PUBLIC_BASE_URL in
+ *   `Location` (with or without a key); declared here rather than set by the handler so that it is
+ *   known at the commit too.
  */
-export function Idempotent(options: { sealResponse?: boolean } = {}): MethodDecorator {
+export function Idempotent<T = never>(options: { sealResponse?: boolean; answersWithResult?: boolean; location?: (result: T) => string } = {}): MethodDecorator {
+  // A sealed answer is encrypted by the process, which the statement sent with the COMMIT does not do.
+  if (options.sealResponse && options.answersWithResult) throw new Error('A sealed answer is stored after the commit: drop answersWithResult');
+  const route: IdempotentRoute = {
+    sealed: options.sealResponse === true,
+    answersWithResult: options.answersWithResult === true,
+    location: options.location as IdempotentRoute['location'],
+  };
   return applyDecorators(
-    SetMetadata(SEALED_RESPONSE_METADATA, options.sealResponse === true),
+    SetMetadata(IDEMPOTENT_ROUTE_METADATA, route),
     SetMetadata(STORED_REPEATS_METADATA, true),
     UseInterceptors(IdempotencyInterceptor),
     ApiHeader({

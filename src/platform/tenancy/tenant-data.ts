@@ -72,7 +72,7 @@ export class TenantData {
     try {
       await runner.startTransaction();
       const result = await work(new TenantScope(tenantId, runner.manager));
-      await commitWithHook(runner);
+      await commitWithHook(runner, result);
       return result;
     } catch (error) {
       // The error is the request's answer, whatever the rollback does.
