@@ -381,6 +381,18 @@ describe('Idempotency-Key (e2e)', () => {
     }
   });
 
+  it('stores the answer a route sends, over the one stored with its commit, when the route declares answersWithResult and answers otherwise', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_idempotency/misdeclared/ok', key, { n: 1 });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ id: expect.any(String), outcome: 'ok' });
+    expect(await rows()).toMatchObject([{ state: 'completed', response_status: 201, response_body: first.text }]);
+    const repeat = await post('/v1/test_idempotency/misdeclared/ok', key, { n: 1 });
+    expect(repeat.headers['idempotency-replayed']).toBe('true');
+    expect(repeat.text).toBe(first.text);
+    expect(await executions()).toBe(1);
+  });
+
   it('stores the answer once the database answers again when storing it failed for a few seconds after the commit: repeats are then replayed', async () => {
     // Storing the answer fails three times in a row, as through a short outage; nextval is not rolled back with it.
     await db.query(`CREATE SEQUENCE answer_faults`);

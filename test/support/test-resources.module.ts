@@ -95,6 +95,14 @@ class TestIdempotencyController {
     return this.answer(auth, outcome, body);
   }
 
+  /** Declared as answering with its transaction's result, which it does not (it answers `{ id, outcome }`). */
+  @Post('misdeclared/:outcome')
+  @RequireScopes(Scope.FinInvoicesWrite)
+  @Idempotent({ answersWithResult: true })
+  async misdeclared(@CurrentAuth() auth: AuthContext, @Param('outcome') outcome: string, @Body() body: unknown) {
+    return this.answer(auth, outcome, body);
+  }
+
   @Patch('items/:id')
   @RequireScopes(Scope.FinInvoicesWrite)
   @Idempotent()
