@@ -393,6 +393,15 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await executions()).toBe(1);
   });
 
+  it('refuses a read before the transaction on a route declared answersWithResult (its begun transaction holds a connection meanwhile), and forgets the claim', async () => {
+    const key = randomUUID();
+    const before = idempotentRuns.count;
+    expect((await post('/v1/test_idempotency/misdeclared/read_first', key, {})).status).toBe(500);
+    expect(idempotentRuns.count).toBe(before);
+    expect(await rows()).toEqual([]);
+    expect((await post('/v1/test_idempotency/misdeclared/read_first', key, {})).status).toBe(500);
+  });
+
   it('stores the answer once the database answers again when storing it failed for a few seconds after the commit: repeats are then replayed', async () => {
     // Storing the answer fails three times in a row, as through a short outage; nextval is not rolled back with it.
     await db.query(`CREATE SEQUENCE answer_faults`);

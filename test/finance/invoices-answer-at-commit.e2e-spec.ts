@@ -74,6 +74,21 @@ describe('invoice writes store their answer with the commit (e2e)', () => {
     expect(repeat.text).toBe(first.text);
   });
 
+  it('a body refused before the transaction: the transaction begun with the claim is rolled back and its connection given back, and the refusal is replayed', async () => {
+    const invalid = fin.invoiceBody({ currency: 'eur' });
+    const first = await send('post', '/v1/invoices', 'refused-1', invalid);
+    expect(first.status).toBe(422);
+    expect(first.body.detail_key).toBe('errors.integrations.invoices.validation_failed');
+    // Before the answer: nothing of the API left open in a transaction on this file's database.
+    expect(await db.query(`SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`)).toEqual([
+      { open: 0 },
+    ]);
+    expect(await stored('refused-1')).toMatchObject({ state: 'completed', response_status: 422 });
+    const repeat = await send('post', '/v1/invoices', 'refused-1', invalid);
+    expect(repeat.status).toBe(422);
+    expect(repeat.headers['idempotency-replayed']).toBe('true');
+  });
+
   it('a refusal after the claim is still stored after the request, as before (the trigger is what refuses)', async () => {
     // A 404 commits nothing, so its answer is stored by a statement of its own: the trigger lets it through.
     const missing = await send('patch', '/v1/invoices/00000000-0000-4000-8000-000000000000', 'patch-404', { notes: 'x' });

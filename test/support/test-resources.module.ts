@@ -100,6 +100,8 @@ class TestIdempotencyController {
   @RequireScopes(Scope.FinInvoicesWrite)
   @Idempotent({ answersWithResult: true })
   async misdeclared(@CurrentAuth() auth: AuthContext, @Param('outcome') outcome: string, @Body() body: unknown) {
+    // A read before its transaction, which such a route must not make.
+    if (outcome === 'read_first') await this.data.forTenant(auth.tenantId).query(`SELECT count(*) FROM customers WHERE tenant_id = $1`);
     return this.answer(auth, outcome, body);
   }
 

@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { QueryRunner } from 'typeorm';
-import { commitWithHook, refuseChangeOutsideTransaction, withCommitHook } from './commit-hook.js';
+import { commitWithHook, refuseChangeOutsideTransaction, takeBegunTransaction, withCommitHook } from './commit-hook.js';
 
 /** A transaction's query runner: what it is sent, in order (`COMMIT` for commitTransaction). */
 const sent: string[] = [];
@@ -91,6 +91,46 @@ describe('commitWithHook', () => {
   it('refuses a hook that returns without committing, so its transaction is rolled back', async () => {
     await expect(withCommitHook(async () => undefined, commit)).rejects.toThrow(/without committing/);
     expect(sent).toEqual([]);
+  });
+});
+
+describe('takeBegunTransaction', () => {
+  const begun = () => {
+    const ended: string[] = [];
+    const transaction = {
+      rollbackTransaction: async () => void ended.push('ROLLBACK'),
+      release: async () => void ended.push('release'),
+    };
+    return { ended, transaction: transaction as unknown as QueryRunner };
+  };
+
+  it("hands the work's first transaction the one begun for it, once", async () => {
+    const { ended, transaction } = begun();
+    const taken: (QueryRunner | undefined)[] = [];
+    await withCommitHook(async () => undefined, async () => {
+      taken.push(takeBegunTransaction(), takeBegunTransaction());
+    }, transaction);
+    expect(taken).toEqual([transaction, undefined]);
+    // Taken, it is the taker's to end.
+    expect(ended).toEqual([]);
+    expect(takeBegunTransaction()).toBeUndefined();
+  });
+
+  it('rolls back and gives back a transaction the work did not take, when the work ends or fails', async () => {
+    const ok = begun();
+    await withCommitHook(async () => undefined, async () => undefined, ok.transaction);
+    expect(ok.ended).toEqual(['ROLLBACK', 'release']);
+    const failed = begun();
+    await expect(withCommitHook(async () => undefined, () => Promise.reject(new Error('refused')), failed.transaction)).rejects.toThrow('refused');
+    expect(failed.ended).toEqual(['ROLLBACK', 'release']);
+  });
+
+  it('refuses any tenant statement outside a transaction while the begun one waits to be taken', async () => {
+    await withCommitHook(async () => undefined, async () => {
+      expect(() => refuseChangeOutsideTransaction('SELECT id FROM invoices WHERE tenant_id = $1')).toThrow(/reads outside its transaction/);
+      takeBegunTransaction();
+      expect(() => refuseChangeOutsideTransaction('SELECT id FROM invoices WHERE tenant_id = $1')).not.toThrow();
+    }, begun().transaction);
   });
 });
 

@@ -11,8 +11,14 @@ export type Commit = (statement?: string) => Promise<void>;
 /** Must call `commit` once. `result`: what the transaction's work returned. */
 export type CommitHook = (commit: Commit, result: unknown) => Promise<void>;
 
-/** The hook of the request whose work is running, if it set one. */
-const hooks = new AsyncLocalStorage<CommitHook>();
+/** A request's hook, and the transaction begun for its work until the work takes it. */
+interface RequestCommits {
+  hook: CommitHook;
+  begun?: QueryRunner;
+}
+
+/** The commits of the request whose work is running, if it set a hook. */
+const hooks = new AsyncLocalStorage<RequestCommits>();
 
 /** How many `withCommitHook` calls are running. */
 let running = 0;
@@ -28,14 +34,33 @@ let running = 0;
  * left running may then read no hook, or, once a later call switched it on, its own again, which
  * by then does nothing (the idempotency interceptor's `handling`).
  */
-export async function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>): Promise<T> {
+export async function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>, begun?: QueryRunner): Promise<T> {
   running += 1;
+  const commits: RequestCommits = { hook, begun };
   try {
-    return await hooks.run(hook, work);
+    return await hooks.run(commits, work);
   } finally {
     running -= 1;
     if (running === 0) hooks.disable();
+    // Not taken (the request was refused before its transaction): its connection goes back.
+    const untaken = takeFrom(commits);
+    if (untaken) await untaken.rollbackTransaction().catch(() => undefined).finally(() => untaken.release());
   }
+}
+
+/**
+ * The transaction begun for the running request's work (`withCommitHook`'s `begun`), once: the
+ * first tenant transaction of the work runs in it (TenantData.transaction), and ends it.
+ */
+export function takeBegunTransaction(): QueryRunner | undefined {
+  const commits = hooks.getStore();
+  return commits && takeFrom(commits);
+}
+
+function takeFrom(commits: RequestCommits): QueryRunner | undefined {
+  const begun = commits.begun;
+  commits.begun = undefined;
+  return begun;
 }
 
 /**
@@ -44,7 +69,7 @@ export async function withCommitHook<T>(hook: CommitHook, work: () => Promise<T>
  * rolled back.
  */
 export async function commitWithHook(runner: QueryRunner, result?: unknown): Promise<void> {
-  const hook = hooks.getStore();
+  const hook = hooks.getStore()?.hook;
   if (hook === undefined) return runner.commitTransaction();
   let committed = false;
   await hook(async (statement) => {
@@ -74,6 +99,13 @@ const CHANGE = /\b(insert\s+into|update\s+[\w.]+(\s+(as\s+)?\w+)?\s+set|delete\s
  * let through unless it changes rows.
  */
 export function refuseChangeOutsideTransaction(sql?: string): void {
-  if (hooks.getStore() === undefined || (sql !== undefined && !CHANGE.test(sql))) return;
+  const commits = hooks.getStore();
+  if (commits === undefined) return;
+  // Its begun transaction holds a connection meanwhile: a request holding one and waiting for
+  // another from the pool could, with enough others doing the same, wait for ever.
+  if (commits.begun !== undefined) {
+    throw new Error('A route declared answersWithResult reads outside its transaction before it: read in TenantData.transaction');
+  }
+  if (sql !== undefined && !CHANGE.test(sql)) return;
   throw new Error('An idempotent request changes data outside a transaction: make the change in TenantData.transaction, so that its claim commits with it');
 }

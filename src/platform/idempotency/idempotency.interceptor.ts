@@ -1,6 +1,7 @@
 import { type CallHandler, type ExecutionContext, Inject, Injectable, Logger, type NestInterceptor, type OnApplicationShutdown } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
+import type { QueryRunner } from 'typeorm';
 import { from, lastValueFrom, map, type Observable, throwError } from 'rxjs';
 import type { ApiRequest } from '../auth/auth-context.js';
 import { Errors } from '../catalog/errors.js';
@@ -105,6 +106,8 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
         path: canonicalPath(request),
       },
       requestHashes(request.body, request.query),
+      // Its work is its one transaction: that transaction begins with the claim.
+      { begin: route.answersWithResult && !refusal },
     );
     switch (outcome.kind) {
       case 'conflict':
@@ -120,7 +123,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
           await this.store.release(outcome.claim);
           throw refusal;
         }
-        return this.execute(outcome.claim, request, response, next, route);
+        return this.execute(outcome.claim, request, response, next, route, outcome.transaction);
     }
   }
 
@@ -132,7 +135,14 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
     return stored.body ?? undefined;
   }
 
-  private async execute(claim: IdempotencyClaim, request: ApiRequest, response: Response, next: CallHandler, route: IdempotentRoute): Promise<unknown> {
+  private async execute(
+    claim: IdempotencyClaim,
+    request: ApiRequest,
+    response: Response,
+    next: CallHandler,
+    route: IdempotentRoute,
+    transaction?: QueryRunner,
+  ): Promise<unknown> {
     let value: unknown;
     // Work the handler left running (its async context carries the hook) must not touch the
     // claim once the handler is done: its answer is then being stored.
@@ -148,7 +158,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
       return storedAtCommit ? this.store.commitAnswered(commit, claim, storedAtCommit) : this.store.commitMarked(commit, claim);
     };
     try {
-      value = await withCommitHook(hook, () => lastValueFrom(next.handle(), { defaultValue: undefined }).finally(() => (handling = false)));
+      value = await withCommitHook(hook, () => lastValueFrom(next.handle(), { defaultValue: undefined }).finally(() => (handling = false)), transaction);
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
       const headers = { ...lowerCaseKeys(problem.headers), 'content-type': PROBLEM_CONTENT_TYPE };

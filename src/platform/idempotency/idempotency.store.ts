@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
 import { SealedSecrets } from '../crypto/sealed-secrets.js';
 import { SecretsCipher } from '../crypto/secrets-cipher.js';
@@ -35,7 +35,7 @@ export interface IdempotencyClaim {
 }
 
 export type ClaimOutcome =
-  | { kind: 'claimed'; claim: IdempotencyClaim }
+  | { kind: 'claimed'; claim: IdempotencyClaim; /** Begun after the claim, on its connection, when asked for. */ transaction?: QueryRunner }
   | { kind: 'replay'; response: StoredResponse }
   | {
       kind: 'conflict';
@@ -58,30 +58,12 @@ interface ExistingRow {
 
 /**
  * Inserts a fresh claim, or takes over a row that has expired or whose in-progress claim is
- * stale (same body, older than STALE_CLAIM_SECONDS). One statement, so under concurrency exactly
- * one request gets a row back; the others see the row and are answered from it. A `committed`
- * claim is never taken over: its change is done (commitMarked).
+ * stale (same body, older than STALE_CLAIM_SECONDS): one statement (in the function, migration
+ * idempotency-claim-function), so under concurrency exactly one request gets an id back; the
+ * others see the row and are answered from it. A `committed` claim is never taken over: its
+ * change is done (commitMarked).
  */
-const CLAIM_SQL = `
-  INSERT INTO idempotency_keys AS k (tenant_id, api_key_id, key, method, path, request_hash, hash_covers_query, state, lock_token, expires_at)
-  VALUES ($1, $2, $3, $4, $5, $6, true, 'in_progress', $7, clock_timestamp() + make_interval(hours => $8))
-  ON CONFLICT (tenant_id, api_key_id, key, method, md5(path)) DO UPDATE SET
-    request_hash = EXCLUDED.request_hash,
-    hash_covers_query = true,
-    state = 'in_progress',
-    lock_token = EXCLUDED.lock_token,
-    locked_at = clock_timestamp(),
-    response_status = NULL,
-    response_headers = NULL,
-    response_body = NULL,
-    response_body_ciphertext = NULL,
-    created_at = clock_timestamp(),
-    updated_at = clock_timestamp(),
-    expires_at = EXCLUDED.expires_at
-  WHERE k.expires_at <= clock_timestamp()
-     OR (k.state = 'in_progress' AND k.request_hash = CASE WHEN k.hash_covers_query THEN EXCLUDED.request_hash ELSE $10 END
-         AND k.locked_at <= clock_timestamp() - make_interval(secs => $9))
-  RETURNING k.id`;
+const CLAIM_SQL = `SELECT idempotency_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS id`;
 
 /**
  * Stores the answer (or that it is too large), where the claim is still this request's. The key's
@@ -140,25 +122,24 @@ export class IdempotencyStore implements OnModuleInit {
     });
   }
 
-  /** `hashes`: the request's and its body's alone (requestHashes), to compare with rows hashed so. */
-  async claim(scope: IdempotencyScope, hashes: { request: string; body: string }): Promise<ClaimOutcome> {
+  /**
+   * `hashes`: the request's and its body's alone (requestHashes), to compare with rows hashed so.
+   * `begin`: a claimed request is handed its transaction, begun on the connection the claim was
+   * sent on (claimAndBegin).
+   */
+  async claim(scope: IdempotencyScope, hashes: { request: string; body: string }, options: { begin?: boolean } = {}): Promise<ClaimOutcome> {
     // A row seen as conflicting can vanish before it is read (its request was not stored, or it
     // expired and was cleaned up); the next attempt then claims it.
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const lockToken = randomUUID();
-      const claimed = await hotQuery<{ id: string }>(this.dataSource, 'idempotency-claim', CLAIM_SQL, [
-        scope.tenantId,
-        scope.apiKeyId,
-        scope.key,
-        scope.method,
-        scope.path,
-        hashes.request,
-        lockToken,
-        IDEMPOTENCY_RETENTION_HOURS,
-        STALE_CLAIM_SECONDS,
-        hashes.body,
-      ]);
-      if (claimed.length === 1) return { kind: 'claimed', claim: { id: claimed[0].id, lockToken } };
+      const values = [scope.tenantId, scope.apiKeyId, scope.key, scope.method, scope.path, hashes.request, hashes.body, lockToken, IDEMPOTENCY_RETENTION_HOURS, STALE_CLAIM_SECONDS];
+      if (attempt === 0 && options.begin) {
+        const begun = await this.claimAndBegin(values);
+        if (begun) return { kind: 'claimed', claim: { id: begun.id, lockToken }, transaction: begun.transaction };
+      } else {
+        const [claimed] = await hotQuery<{ id: string | null }>(this.dataSource, 'idempotency-claim', CLAIM_SQL, values);
+        if (claimed.id !== null) return { kind: 'claimed', claim: { id: claimed.id, lockToken } };
+      }
 
       const [row]: ExistingRow[] = await this.dataSource.query(
         `SELECT request_hash, hash_covers_query, state, response_status, response_headers, response_body, response_body_ciphertext,
@@ -185,6 +166,42 @@ export class IdempotencyStore implements OnModuleInit {
       };
     }
     return { kind: 'conflict', error: 'IdempotencyInProgress' };
+  }
+
+  /**
+   * The claim committed, and the request's transaction begun after it on the same connection, in
+   * one round trip (one simple query, so the values are written in as literals): each round trip
+   * costs the service and PostgreSQL more CPU than the statement in it (docs/benchmarks.md, "The
+   * twenty-first session"). Undefined when the key is held or answered: the transaction is then
+   * rolled back and its connection given back.
+   */
+  private async claimAndBegin(values: (string | number)[]): Promise<{ id: string; transaction: QueryRunner } | undefined> {
+    if (values.some((value) => typeof value === 'number' && !Number.isInteger(value))) throw new Error('An idempotency claim counts in whole units');
+    const literals = values.map((value) => (typeof value === 'number' ? String(value) : pg.escapeLiteral(value)));
+    const transaction = this.dataSource.createQueryRunner();
+    try {
+      const connection = (await transaction.connect()) as { query(text: string): Promise<{ rows: { id: string | null }[] }[]> };
+      // BEGIN … COMMIT around the claim: without it, PostgreSQL warns of a COMMIT in an implicit transaction, in its log, each time.
+      const answers = await connection.query(`BEGIN; SELECT idempotency_claim(${literals.join(', ')}) AS id; COMMIT; START TRANSACTION`).catch(async (error: unknown) => {
+        // A failed statement leaves the block open and aborted.
+        await connection.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      });
+      const id = answers[1].rows[0].id;
+      if (id === null) {
+        await connection.query('ROLLBACK');
+        await transaction.release();
+        return undefined;
+      }
+      // What QueryRunner.startTransaction records after its own START TRANSACTION.
+      const state = transaction as unknown as { isTransactionActive: boolean; transactionDepth: number };
+      state.isTransactionActive = true;
+      state.transactionDepth = 1;
+      return { id, transaction };
+    } catch (error) {
+      if (!transaction.isReleased) await transaction.release();
+      throw error;
+    }
   }
 
   /**

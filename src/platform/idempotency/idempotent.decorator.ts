@@ -14,8 +14,10 @@ const problemContent = { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components
  * repeat within 24 hours from the same API key with the same key, method and path is not run
  * again; the first status and body are returned with `Idempotency-Replayed: true`.
  * - `sealResponse`: the answer carries a secret, so the stored copy is encrypted under SECRETS_KEY.
- * - `answersWithResult`: the handler answers with what its one transaction returns, unchanged, so
- *   the answer is stored with that transaction's commit instead of in a statement after it.
+ * - `answersWithResult`: the handler's work is one tenant transaction, and it answers with what that
+ *   transaction returns, unchanged. The claim is then sent with the transaction's BEGIN and the
+ *   answer stored with its COMMIT, instead of each in a round trip of its own; a tenant statement
+ *   before the transaction is refused, since the transaction's connection is held from the claim.
  * - `location`: the path of the resource the answer names, sent after PUBLIC_BASE_URL in
  *   `Location` (with or without a key); declared here rather than set by the handler so that it is
  *   known at the commit too.

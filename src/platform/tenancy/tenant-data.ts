@@ -1,5 +1,5 @@
 import { hotQuery, hotQueryIn } from '../database/hot-query.js';
-import { commitWithHook, refuseChangeOutsideTransaction } from '../database/commit-hook.js';
+import { commitWithHook, refuseChangeOutsideTransaction, takeBegunTransaction } from '../database/commit-hook.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type {
@@ -68,9 +68,10 @@ export class TenantData {
    */
   async transaction<T>(tenantId: string, work: (scope: TenantScope) => Promise<T>): Promise<T> {
     requireTenant(tenantId);
-    const runner = this.dataSource.createQueryRunner();
+    // An idempotent request's claim was sent with the BEGIN of this transaction (IdempotencyStore.claim).
+    const runner = takeBegunTransaction() ?? this.dataSource.createQueryRunner();
     try {
-      await runner.startTransaction();
+      if (!runner.isTransactionActive) await runner.startTransaction();
       const result = await work(new TenantScope(tenantId, runner.manager));
       await commitWithHook(runner, result);
       return result;
