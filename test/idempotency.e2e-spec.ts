@@ -393,6 +393,19 @@ describe('Idempotency-Key (e2e)', () => {
     expect(await executions()).toBe(1);
   });
 
+  it('commits a second transaction of a route declared answersWithResult after the first stored its answer, and stores the answer sent', async () => {
+    const key = randomUUID();
+    const first = await post('/v1/test_idempotency/misdeclared/twice', key, { n: 1 });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ id: expect.any(String), outcome: 'twice' });
+    expect(await executions()).toBe(2);
+    expect(await rows()).toMatchObject([{ state: 'completed', response_status: 201, response_body: first.text }]);
+    const repeat = await post('/v1/test_idempotency/misdeclared/twice', key, { n: 1 });
+    expect(repeat.headers['idempotency-replayed']).toBe('true');
+    expect(repeat.text).toBe(first.text);
+    expect(await executions()).toBe(2);
+  });
+
   it('refuses a read before the transaction on a route declared answersWithResult (its begun transaction holds a connection meanwhile), and forgets the claim', async () => {
     const key = randomUUID();
     const before = idempotentRuns.count;

@@ -102,6 +102,8 @@ class TestIdempotencyController {
   async misdeclared(@CurrentAuth() auth: AuthContext, @Param('outcome') outcome: string, @Body() body: unknown) {
     // A read before its transaction, which such a route must not make.
     if (outcome === 'read_first') await this.data.forTenant(auth.tenantId).query(`SELECT count(*) FROM customers WHERE tenant_id = $1`);
+    // Two transactions: the second commits after the first stored its answer.
+    if (outcome === 'twice') await this.answer(auth, 'ok', body);
     return this.answer(auth, outcome, body);
   }
 

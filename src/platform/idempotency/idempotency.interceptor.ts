@@ -25,7 +25,7 @@ export const IDEMPOTENT_ROUTE_METADATA = 'integrations:idempotent-route';
 export interface IdempotentRoute {
   /** The answer carries a secret, so it is stored encrypted. */
   sealed: boolean;
-  /** The handler answers with its transaction's result, unchanged: the answer is stored with the commit. */
+  /** The handler's work is one transaction, whose result it answers with: the claim goes with its BEGIN, the answer with its COMMIT. */
   answersWithResult: boolean;
   /** The path the answer's `Location` names, from the handler's result. */
   location?: (result: unknown) => string;
