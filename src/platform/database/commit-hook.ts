@@ -80,12 +80,19 @@ export async function commitWithHook(runner: QueryRunner, result?: unknown): Pro
     // idempotent write pays it (docs/benchmarks.md, "The twentieth session").
     const connection = (await runner.connect()) as { query(text: string): Promise<unknown> };
     await connection.query(`${statement}; COMMIT`);
-    // What QueryRunner.commitTransaction records after its own COMMIT.
-    const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
-    state.isTransactionActive = false;
-    state.transactionDepth = 0;
+    recordTransaction(runner, false);
   }, result);
   if (!committed) throw new Error('A commit hook returned without committing its transaction');
+}
+
+/**
+ * What QueryRunner.startTransaction (`open`) or commitTransaction records after its own statement,
+ * for a transaction begun or committed by a statement sent on the runner's connection instead.
+ */
+export function recordTransaction(runner: QueryRunner, open: boolean): void {
+  const state = runner as unknown as { isTransactionActive: boolean; transactionDepth: number };
+  state.isTransactionActive = open;
+  state.transactionDepth = open ? 1 : 0;
 }
 
 /** A statement that changes rows; `FOR UPDATE` locks them, which is no change. */

@@ -6,7 +6,7 @@ import { DataSource, type QueryRunner } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
 import { SealedSecrets } from '../crypto/sealed-secrets.js';
 import { SecretsCipher } from '../crypto/secrets-cipher.js';
-import type { Commit } from '../database/commit-hook.js';
+import { type Commit, recordTransaction } from '../database/commit-hook.js';
 import { hotQuery } from '../database/hot-query.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { isUuid } from '../validation/uuid.pipe.js';
@@ -80,6 +80,20 @@ const FINISH_SQL = `
 const CLAIM_TAKEN_OVER = 'OHI01';
 
 const CLEANUP_BATCH = 1000;
+
+/**
+ * A value written into the text of a simple query, which takes no parameters: a string escaped
+ * (pg's own escaping, which holds whatever standard_conforming_strings is), a whole number as
+ * its digits, null as NULL.
+ */
+function literal(value: string | number | null): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number') {
+    if (!Number.isInteger(value)) throw new Error(`A whole number is written into a statement, not ${value}`);
+    return String(value);
+  }
+  return pg.escapeLiteral(value);
+}
 
 /** The `idempotency_keys` table: claims, stored responses and their expiry. */
 @Injectable()
@@ -176,8 +190,7 @@ export class IdempotencyStore implements OnModuleInit {
    * rolled back and its connection given back.
    */
   private async claimAndBegin(values: (string | number)[]): Promise<{ id: string; transaction: QueryRunner } | undefined> {
-    if (values.some((value) => typeof value === 'number' && !Number.isInteger(value))) throw new Error('An idempotency claim counts in whole units');
-    const literals = values.map((value) => (typeof value === 'number' ? String(value) : pg.escapeLiteral(value)));
+    const literals = values.map(literal);
     const transaction = this.dataSource.createQueryRunner();
     try {
       const connection = (await transaction.connect()) as { query(text: string): Promise<{ rows: { id: string | null }[] }[]> };
@@ -193,10 +206,7 @@ export class IdempotencyStore implements OnModuleInit {
         await transaction.release();
         return undefined;
       }
-      // What QueryRunner.startTransaction records after its own START TRANSACTION.
-      const state = transaction as unknown as { isTransactionActive: boolean; transactionDepth: number };
-      state.isTransactionActive = true;
-      state.transactionDepth = 1;
+      recordTransaction(transaction, true);
       return { id, transaction };
     } catch (error) {
       if (!transaction.isReleased) await transaction.release();
@@ -213,9 +223,7 @@ export class IdempotencyStore implements OnModuleInit {
    * holders never both commit.
    */
   async commitMarked(commit: Commit, claim: IdempotencyClaim): Promise<void> {
-    // Written into the text (a simple query takes no parameters): both are UUIDs this process read or made.
-    if (!isUuid(claim.id) || !isUuid(claim.lockToken)) throw new Error('An idempotency claim is named by UUIDs');
-    await this.committing(commit, `SELECT idempotency_mark_committed('${claim.id}', '${claim.lockToken}')`);
+    await this.committing(commit, claim, 'idempotency_mark_committed');
   }
 
   /**
@@ -224,19 +232,15 @@ export class IdempotencyStore implements OnModuleInit {
    * answer is its transaction's result). Not for a sealed answer, which is encrypted.
    */
   async commitAnswered(commit: Commit, claim: IdempotencyClaim, answer: StoredResponse): Promise<void> {
-    if (!isUuid(claim.id) || !isUuid(claim.lockToken)) throw new Error('An idempotency claim is named by UUIDs');
-    if (!Number.isInteger(answer.status)) throw new Error('An HTTP status is an integer');
-    // A simple query takes no parameters: the answer's texts are written in as escaped literals.
-    const body = answer.body === null ? 'NULL' : pg.escapeLiteral(answer.body);
-    await this.committing(
-      commit,
-      `SELECT idempotency_complete_at_commit('${claim.id}', '${claim.lockToken}', ${answer.status}, ${pg.escapeLiteral(JSON.stringify(answer.headers))}, ${body})`,
-    );
+    await this.committing(commit, claim, 'idempotency_complete_at_commit', answer.status, JSON.stringify(answer.headers), answer.body);
   }
 
-  private async committing(commit: Commit, statement: string): Promise<void> {
+  /** Commits with a call of `fn(claim id, lock token, …more)`, which raises when the claim was taken over. */
+  private async committing(commit: Commit, claim: IdempotencyClaim, fn: string, ...more: (string | number | null)[]): Promise<void> {
+    // Both are UUIDs this process read or made; escaped as every value of the text is.
+    if (!isUuid(claim.id) || !isUuid(claim.lockToken)) throw new Error('An idempotency claim is named by UUIDs');
     try {
-      await commit(statement);
+      await commit(`SELECT ${fn}(${[claim.id, claim.lockToken, ...more].map(literal).join(', ')})`);
     } catch (error) {
       if ((error as { code?: unknown }).code !== CLAIM_TAKEN_OVER) throw error;
       throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
