@@ -7,8 +7,9 @@
 // own function and answered with the same members (a signed cursor on the list); the events
 // feed's first page is the feed's own two statements (the company's publishing horizon, then the page below it)
 // and renderer for the types the key may see. No logging, no
-// headers beyond the body's. It runs with the V8 flags every role of the service sets at start
-// (`applyV8Flags`), so that neither side is measured with a runtime setting the other has not.
+// headers beyond the body's. bench/run.js starts it with the V8 flags every role of the service
+// sets, set as the service sets them, before anything else is loaded (`--import` of
+// `set-v8-flags.js`), so that neither side is measured with a runtime setting the other has not.
 // Started by bench/run.js.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -24,9 +25,6 @@ import { CursorCodec } from '../dist/platform/pagination/cursor-codec.js';
 import { budgetCut } from '../dist/platform/pagination/budgeted-page.js';
 import { SESSION_SETTINGS, withSessionSettings } from '../dist/platform/database/database.js';
 import { RateLimiterService } from '../dist/platform/rate-limit/rate-limiter.service.js';
-import { applyV8Flags } from '../dist/platform/runtime/v8-flags.js';
-
-applyV8Flags();
 
 // The service's session settings (jit off), as every pool of the service has them.
 const pool = new pg.Pool({ connectionString: withSessionSettings(process.env.DATABASE_URL, SESSION_SETTINGS), max: 10 });

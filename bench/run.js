@@ -49,6 +49,9 @@ const env = {
   APP_ROLES: 'api',
 };
 
+/** The floors' start: the service's V8 flags, set before anything else is loaded, as the service sets them (src/main.ts). */
+const V8_FLAGS_FIRST = ['--import', './dist/platform/runtime/set-v8-flags.js'];
+
 function cli(...args) {
   return JSON.parse(execFileSync('node', ['dist/cli.js', ...args], { cwd: ROOT, env, encoding: 'utf8' }));
 }
@@ -296,14 +299,14 @@ async function main() {
     }
 
     const baselinePort = await freePort();
-    const baselineProcess = await startProcess('bench/baseline-server.js', baselinePort);
+    const baselineProcess = await startProcess('bench/baseline-server.js', baselinePort, V8_FLAGS_FIRST);
     stops.push(() => stopProcess(baselineProcess));
     const baseline = `http://127.0.0.1:${baselinePort}`;
 
     await seedEvents(context);
     const floorBody = await (await fetch(service + routes.retrieve.path, { headers: { authorization: `Bearer ${context.key}` } })).text();
     const stackPort = await freePort();
-    const stackProcess = await startProcess('bench/stack-floor.js', stackPort, [], { BENCH_FLOOR_BODY: floorBody });
+    const stackProcess = await startProcess('bench/stack-floor.js', stackPort, V8_FLAGS_FIRST, { BENCH_FLOOR_BODY: floorBody });
     stops.push(() => stopProcess(stackProcess));
     const stack = `http://127.0.0.1:${stackPort}`;
 

@@ -5,7 +5,8 @@
 // requests and responses born with express's prototypes (the service's own `messageClassesOf`),
 // and a handler's object answer written by the service's `answerJson`, so that the split's
 // "project" share is the project's code, not a framework setting; and with the service's V8
-// flags (`applyV8Flags`). Started by bench/run.js.
+// flags, set before anything else is loaded, as the service sets them (bench/run.js starts it
+// with `--import` of `set-v8-flags.js`).
 import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -14,9 +15,6 @@ import express from 'express';
 import { createServer } from 'node:http';
 import { messageClassesOf } from '../dist/platform/http/express-messages.js';
 import { answerJson } from '../dist/platform/http/json-answer.js';
-import { applyV8Flags } from '../dist/platform/runtime/v8-flags.js';
-
-applyV8Flags();
 
 const body = JSON.parse(process.env.BENCH_FLOOR_BODY ?? '{}');
 

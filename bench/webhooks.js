@@ -8,7 +8,8 @@
 //   3. baseline: a bare loop that signs the same envelopes and POSTs them with undici at the
 //      per-endpoint cap (all the service may have in flight to one endpoint), with no queue and
 //      no database, after the same warm-up (200) as the service's: deliveries/s. It runs in this
-//      process, which sets the V8 flags every role of the service sets (`applyV8Flags`);
+//      process, started with the V8 flags every role of the service sets, set as the service sets
+//      them, before anything else is loaded (the npm script's `--import` of `set-v8-flags.js`);
 //   4. isolation: the healthy endpoint fed BENCH_ISOLATION_RATE events/s (50) alone for 10 s,
 //      then for BENCH_ISOLATION_SECONDS (20) beside 5 endpoints of another company whose
 //      receiver never answers, each fed as many: the healthy endpoint's commit → receiver p99 in
@@ -41,12 +42,13 @@ import { decodeSecretsKey, sealWith } from '../dist/platform/crypto/secrets-ciph
 import { renderEnvelope } from '../dist/webhooks/delivery/webhook-envelope.js';
 import { signWebhook } from '../dist/webhooks/delivery/webhook-signature.js';
 import { CURRENT_API_VERSION } from '../dist/platform/versioning/api-version.js';
-import { applyV8Flags } from '../dist/platform/runtime/v8-flags.js';
 import { cpuMs } from './process-cpu.js';
 import { printShares, summarise } from './profile-summary.js';
 import { deleteRedisPrefix } from './redis-prefix.js';
 
-applyV8Flags();
+if (!process.execArgv.some((argument) => argument.endsWith('set-v8-flags.js'))) {
+  throw new Error('The bare sender runs in this process, with the V8 flags the worker sets: run `npm run bench:webhooks`.');
+}
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BURST = Number(process.env.BENCH_BURST ?? 5000);

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { Metrics } from './metrics.service.js';
 
 /**
- * The metrics on their own port (`METRICS_PORT`), started once per process by main.ts for
+ * The metrics on their own port (`METRICS_PORT`), started once per process by run-roles.ts for
  * whatever roles it runs, so the public API port never shows them: `GET /metrics`, anything
  * else 404.
  */

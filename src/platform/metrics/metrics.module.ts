@@ -3,7 +3,7 @@ import { Metrics } from './metrics.service.js';
 
 /**
  * Prometheus metrics of every role. Exposed by `MetricsController` on the API port when
- * METRICS_PORT is unset, else by main.ts's `serveMetrics` on that port.
+ * METRICS_PORT is unset, else by run-roles.ts's `serveMetrics` on that port.
  */
 @Global()
 @Module({

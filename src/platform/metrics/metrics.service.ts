@@ -9,7 +9,7 @@ import { settlesWithin } from '../timing/settles-within.js';
 const registry = new Registry();
 collectDefaultMetrics({ register: registry });
 
-/** The process's registry, for the metrics server that starts before any role (main.ts). */
+/** The process's registry, for the metrics server that starts before any role (run-roles.ts). */
 export const processMetrics: Pick<Metrics, 'registry'> = { registry };
 
 const requestDuration = new Histogram({
