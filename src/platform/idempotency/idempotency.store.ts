@@ -1,13 +1,13 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import { DataSource, type QueryRunner } from 'typeorm';
 import type { ErrorName } from '../catalog/errors.js';
 import { SealedSecrets } from '../crypto/sealed-secrets.js';
 import { SecretsCipher } from '../crypto/secrets-cipher.js';
 import { type Commit, recordTransaction } from '../database/commit-hook.js';
 import { hotQuery } from '../database/hot-query.js';
+import { sqlLiteral } from '../database/sql-literal.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { isUuid } from '../validation/uuid.pipe.js';
 import { IDEMPOTENCY_RETENTION_HOURS, STALE_CLAIM_SECONDS } from './idempotency-policy.js';
@@ -80,20 +80,6 @@ const FINISH_SQL = `
 const CLAIM_TAKEN_OVER = 'OHI01';
 
 const CLEANUP_BATCH = 1000;
-
-/**
- * A value written into the text of a simple query, which takes no parameters: a string escaped
- * (pg's own escaping, which holds whatever standard_conforming_strings is), a whole number as
- * its digits, null as NULL.
- */
-function literal(value: string | number | null): string {
-  if (value === null) return 'NULL';
-  if (typeof value === 'number') {
-    if (!Number.isInteger(value)) throw new Error(`A whole number is written into a statement, not ${value}`);
-    return String(value);
-  }
-  return pg.escapeLiteral(value);
-}
 
 /** The `idempotency_keys` table: claims, stored responses and their expiry. */
 @Injectable()
@@ -190,7 +176,7 @@ export class IdempotencyStore implements OnModuleInit {
    * rolled back and its connection given back.
    */
   private async claimAndBegin(values: (string | number)[]): Promise<{ id: string; transaction: QueryRunner } | undefined> {
-    const literals = values.map(literal);
+    const literals = values.map(sqlLiteral);
     const transaction = this.dataSource.createQueryRunner();
     try {
       const connection = (await transaction.connect()) as { query(text: string): Promise<{ rows: { id: string | null }[] }[]> };
@@ -240,7 +226,7 @@ export class IdempotencyStore implements OnModuleInit {
     // Both are UUIDs this process read or made; escaped as every value of the text is.
     if (!isUuid(claim.id) || !isUuid(claim.lockToken)) throw new Error('An idempotency claim is named by UUIDs');
     try {
-      await commit(`SELECT ${fn}(${[claim.id, claim.lockToken, ...more].map(literal).join(', ')})`);
+      await commit(`SELECT ${fn}(${[claim.id, claim.lockToken, ...more].map(sqlLiteral).join(', ')})`);
     } catch (error) {
       if ((error as { code?: unknown }).code !== CLAIM_TAKEN_OVER) throw error;
       throw new DomainException('IdempotencyInProgress', 'A repeat of this request took it over; it was not applied here.');
