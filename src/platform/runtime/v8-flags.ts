@@ -2,8 +2,8 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * V8 settings every role runs with. NODE_OPTIONS refuses both, so they are set at runtime, by
- * `src/main.ts`'s one static import (`set-v8-flags.ts`), before any other module is loaded; set
- * so, both take effect (`test/v8-flags.e2e-spec.ts`).
+ * `src/main.ts`'s one static import (`set-v8-flags.ts`), before any other module is loaded: set
+ * so, they take effect for the whole process (`test/v8-flags.e2e-spec.ts`).
  *
  * - `--heap-growing-percent=100`: between full collections V8 lets the old generation grow to up
  *   to four times what survived the last one. A role's live heap is about 55 MB, but the garbage
