@@ -1,4 +1,4 @@
-import { isStoredResponse, isValidIdempotencyKey, storeRetryWaits } from './idempotency-policy.js';
+import { isReplayableBody, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES, storeRetryWaits } from './idempotency-policy.js';
 
 describe('isStoredResponse', () => {
   it.each([200, 201, 204, 400, 403, 404, 409, 429, 499])('stores %i', (status) => {
@@ -17,6 +17,16 @@ describe('isStoredResponse', () => {
   it('does not store the two retryable 422s', () => {
     expect(isStoredResponse(422, 'errors.common.validation.invalid_reference')).toBe(false);
     expect(isStoredResponse(422, 'errors.common.validation.invalid_input')).toBe(false);
+  });
+});
+
+describe('isReplayableBody', () => {
+  it('keeps no body and bodies up to 256 KiB, counted in UTF-8 bytes', () => {
+    expect(isReplayableBody(null)).toBe(true);
+    expect(isReplayableBody('x'.repeat(MAX_REPLAYABLE_BODY_BYTES))).toBe(true);
+    expect(isReplayableBody('x'.repeat(MAX_REPLAYABLE_BODY_BYTES + 1))).toBe(false);
+    // Half as many characters, each two bytes: one more byte than the limit.
+    expect(isReplayableBody(`${'é'.repeat(MAX_REPLAYABLE_BODY_BYTES / 2)}x`)).toBe(false);
   });
 });
 

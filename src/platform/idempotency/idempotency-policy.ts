@@ -6,6 +6,11 @@ export const IDEMPOTENCY_RETENTION_HOURS = 24;
 /** The largest stored response that can be replayed (spec section 8: 256 KiB of body). */
 export const MAX_REPLAYABLE_BODY_BYTES = 256 * 1024;
 
+/** Whether an answer's body (null: none) is small enough to be replayed. */
+export function isReplayableBody(body: string | null): boolean {
+  return body === null || Buffer.byteLength(body) <= MAX_REPLAYABLE_BODY_BYTES;
+}
+
 /**
  * An in-progress claim older than this is taken to belong to a process that died mid-request
  * and may be taken over by a repeat. Far longer than any request of this API should run.

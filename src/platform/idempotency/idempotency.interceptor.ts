@@ -12,7 +12,7 @@ import { PROBLEM_CONTENT_TYPE, toProblem } from '../errors/problem.js';
 import { isTransientFault } from '../errors/transient-faults.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { requestHashes } from './canonical-json.js';
-import { IDEMPOTENT_METHODS, isStoredResponse, isValidIdempotencyKey, MAX_REPLAYABLE_BODY_BYTES, STALE_CLAIM_SECONDS, storeRetryWaits } from './idempotency-policy.js';
+import { IDEMPOTENT_METHODS, isReplayableBody, isStoredResponse, isValidIdempotencyKey, STALE_CLAIM_SECONDS, storeRetryWaits } from './idempotency-policy.js';
 import { type IdempotencyClaim, IdempotencyStore, type StoredResponse } from './idempotency.store.js';
 import { routePattern } from '../logging/request-log.js';
 import { isUuid } from '../validation/uuid.pipe.js';
@@ -179,7 +179,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
    */
   private answerAtCommit(response: Response, route: IdempotentRoute, result: unknown): StoredResponse | undefined {
     const body = serialize(result);
-    if (!isStoredResponse(response.statusCode) || (body !== null && Buffer.byteLength(body) > MAX_REPLAYABLE_BODY_BYTES)) return undefined;
+    if (!isStoredResponse(response.statusCode) || !isReplayableBody(body)) return undefined;
     return { status: response.statusCode, headers: answerHeaders(response, result, this.locationOf(route, result)), body };
   }
 
@@ -196,7 +196,7 @@ export class IdempotencyInterceptor implements NestInterceptor, OnApplicationShu
   private async settle(request: ApiRequest, claim: IdempotencyClaim, answer: StoredResponse, detailKey?: string, sealed = false): Promise<void> {
     const store = async () => {
       if (!isStoredResponse(answer.status, detailKey)) await this.store.release(claim);
-      else if (answer.body !== null && Buffer.byteLength(answer.body) > MAX_REPLAYABLE_BODY_BYTES) {
+      else if (!isReplayableBody(answer.body)) {
         await this.store.completeTooLarge(claim, answer.status);
       } else await this.store.complete(claim, answer, sealed);
     };
