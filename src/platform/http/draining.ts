@@ -1,5 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import { whenClosed } from '../logging/request-log.js';
+import { SlotSet } from '../runtime/slot-set.js';
 
 /**
  * Counts a server's requests in flight, so that a stopping process can say what it drained.
@@ -10,12 +11,13 @@ import { whenClosed } from '../logging/request-log.js';
  * `drainMs`, or stay idle and hold the drain until its keep-alive timeout.
  */
 export function trackRequests(server: Server, drainMs: number): { inFlight: () => number; drain: () => Promise<number> } {
-  const inFlight = new Set<ServerResponse>();
+  // Not a Set: every request joins and leaves it (SlotSet says why that matters).
+  const inFlight = new SlotSet<ServerResponse>();
   let draining = false;
   server.on('request', (_request, response) => {
-    inFlight.add(response);
+    const leave = inFlight.add(response);
     if (draining) response.shouldKeepAlive = false;
-    whenClosed(response, () => inFlight.delete(response));
+    whenClosed(response, leave);
   });
   return {
     inFlight: () => inFlight.size,
