@@ -83,10 +83,7 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.cap = config.WEBHOOK_ENDPOINT_CONCURRENCY;
     this.slotTtlMs = config.WEBHOOK_TIMEOUT_MS + SLOT_MARGIN_MS;
     // Lazy: the API and CLI load this module but most of their runs never ask the gate anything.
-    // No auto-pipelining: ioredis puts each turn's pipeline in a Map and deletes it once sent, and
-    // V8's tables left behind by that churn held sent pipelines (their commands, answers and the
-    // attempts awaiting them) through young collections, so all were promoted (docs/benchmarks.md,
-    // "The twenty-third session"). The dispatcher gathers its calls itself (StatementBatcher).
+    // Auto-pipelining: the calls of one event-loop turn leave in one write.
     // Not sent again after a reconnect: a take or release that had no answer may have run, and run
     // twice it would grant slots to no one or count a failure twice (the sweep offers what is lost).
     this.redis = new Redis(config.REDIS_URL, {
@@ -94,6 +91,7 @@ export class DeliveryGate implements OnApplicationShutdown {
       lazyConnect: true,
       commandTimeout: COMMAND_TIMEOUT_MS,
       disconnectTimeout: 500,
+      enableAutoPipelining: true,
       autoResendUnfulfilledCommands: false,
     }) as Redis & GateCommands;
     const warn = throttledWarning((message) => this.logger.warn(message));
