@@ -13,25 +13,23 @@
 export class SlotSet<T extends object> implements Iterable<T> {
   private readonly slots: (T | undefined)[] = [];
   private readonly free: number[] = [];
-  private count = 0;
 
   /** Adds `member`; the answer removes it (once: later calls do nothing). */
   add(member: T): () => void {
     const slot = this.free.pop() ?? this.slots.length;
     this.slots[slot] = member;
-    this.count += 1;
     let removed = false;
     return () => {
       if (removed) return;
       removed = true;
       this.slots[slot] = undefined;
       this.free.push(slot);
-      this.count -= 1;
     };
   }
 
   get size(): number {
-    return this.count;
+    // Every slot holds a member but the free ones.
+    return this.slots.length - this.free.length;
   }
 
   *[Symbol.iterator](): Iterator<T> {
