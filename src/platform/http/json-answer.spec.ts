@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import { answerJson } from './json-answer.js';
@@ -15,6 +16,26 @@ describe('answerJson', () => {
     expect(response.statusCode).toBe(201);
     expect(response.getHeader('content-type')).toBe('application/json; charset=utf-8');
     expect(response.getHeader('content-length')).toBe(Buffer.byteLength('{"name":"Grüße €"}'));
+    expect(response.writableEnded).toBe(true);
+  });
+
+  it("counts the body's bytes once, not again when it is written (a list page is 40-60 KB)", () => {
+    const response = responseTo('GET');
+    const counted = jest.spyOn(Buffer, 'byteLength');
+    try {
+      answerJson(response, { data: 'x'.repeat(50_000) }, 200);
+      expect(counted).toHaveBeenCalledTimes(1);
+    } finally {
+      counted.mockRestore();
+    }
+    expect(response.getHeader('content-length')).toBe(50_011);
+    expect(response.headersSent).toBe(true);
+  });
+
+  it('answers HEAD with the length the GET would have and no body', () => {
+    const response = responseTo('HEAD');
+    expect(answerJson(response, { id: 'x' }, 200)).toBe(true);
+    expect(response.getHeader('content-length')).toBe(Buffer.byteLength('{"id":"x"}'));
     expect(response.writableEnded).toBe(true);
   });
 
