@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import express, { type Application, type NextFunction, type Request, type Response } from 'express';
+import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiRequest } from '../auth/auth-context.js';
@@ -169,6 +169,22 @@ export function sendProblem(response: Response, problem: Problem): void {
 }
 
 /**
+ * Middlewares that each end by calling `next` at once, as one layer of express's router: every
+ * layer costs a request the router's matching and prefix work again, paid on every request.
+ * An error, passed to `next` or thrown, skips the rest as it would across layers.
+ */
+export function inOrder(...middlewares: RequestHandler[]): RequestHandler {
+  return (request, response, next) => {
+    let index = 0;
+    const step = (error?: unknown): void => {
+      if (error !== undefined || index === middlewares.length) return next(error);
+      middlewares[index++](request, response, step);
+    };
+    step();
+  };
+}
+
+/**
  * The express layer in front of Nest's router, in this order: trace id (so every answer,
  * errors and 304s included, carries `x-trace-id`), request log line and duration metric (one
  * per request, under that trace id), security headers, API version and `Cache-Control:
@@ -177,42 +193,40 @@ export function sendProblem(response: Response, problem: Problem): void {
  * filters do not see them.
  */
 export function configureHttpPipeline(app: INestApplication, config: AppConfig): void {
-  app.use((request: ApiRequest, response: Response, next: NextFunction) => {
+  const traceId = (request: ApiRequest, response: Response, next: NextFunction) => {
     request.traceId = traceIdFrom(request.headers.traceparent);
     response.setHeader(TRACE_HEADER, request.traceId);
     next();
-  });
+  };
   const logLine = requestLogLine(app.get<symbol, Logger>(PINO_LOGGER));
   const metrics = app.get(Metrics);
-  app.use(
-    onRequestDone((request, outcome) => {
-      logLine(request, outcome);
-      metrics.observeRequest(outcome.method, outcome.route, outcome.status, outcome.durationMs);
-    }),
-  );
-  app.use(securityHeaders(config));
-  app.use((request: Request, response: Response, next: NextFunction) => {
+  const recorded = onRequestDone((request, outcome) => {
+    logLine(request, outcome);
+    metrics.observeRequest(outcome.method, outcome.route, outcome.status, outcome.durationMs);
+  });
+  const versioned = (request: Request, response: Response, next: NextFunction) => {
     if (isUnversionedPath(request.path)) return next();
     response.setHeader('Cache-Control', 'no-store');
     response.setHeader(VERSION_HEADER, resolveApiVersion(request.headers[VERSION_HEADER.toLowerCase()], config.API_SUNSET_VERSIONS));
     next();
-  });
-  app.use((request: Request, _response: Response, next: NextFunction) => {
+  };
+  const queryOnce = (request: Request, _response: Response, next: NextFunction) => {
     // Express 5's `query` is a getter that parses the query string again at every read (here, the
     // key check, the page parameters, Nest's @Query): parse it once for all of them.
     const query = request.query;
     Object.defineProperty(request, 'query', { value: query, writable: true, enumerable: true, configurable: true });
     checkQuery(query);
     next();
-  });
+  };
   const expressApp = app.getHttpAdapter().getInstance() as Application;
   // A body is judged only on a route that reads it: an unknown path or method stays a 404 or
   // 405, whatever its body (a malformed or oversized JSON body was a 422 or 413 there).
   const routed = new WeakSet<Request>();
-  app.use((request: Request, _response: Response, next: NextFunction) => {
+  const markRouted = (request: Request, _response: Response, next: NextFunction) => {
     if (BODY_METHODS.has(request.method) && hasBody(request.headers) && allowedMethods(expressApp, request.path).includes(request.method)) routed.add(request);
     next();
-  });
+  };
+  app.use(inOrder(traceId, recorded, securityHeaders(config), versioned, queryOnce, markRouted));
   app.use((request: Request, _response: Response, next: NextFunction) => {
     if (routed.has(request)) {
       const contentType = request.headers['content-type'];
