@@ -28,6 +28,14 @@ describe('inOrder', () => {
     expect(next).toHaveBeenCalledWith(refused);
   });
 
+  it('goes on past a falsy value passed to next, which express takes for no error', () => {
+    const after = jest.fn((_request: Request, _response: Response, go: NextFunction) => go());
+    const next = jest.fn();
+    inOrder((_request, _response, go) => go(null), after)(request, response, next);
+    expect(after).toHaveBeenCalledTimes(1);
+    expect(next).toHaveBeenCalledWith(undefined);
+  });
+
   it('lets a thrown error out, as express catches it from one layer, without running the rest', () => {
     const after = jest.fn();
     const next = jest.fn();

@@ -177,7 +177,8 @@ export function inOrder(...middlewares: RequestHandler[]): RequestHandler {
   return (request, response, next) => {
     let index = 0;
     const step = (error?: unknown): void => {
-      if (error !== undefined || index === middlewares.length) return next(error);
+      // As express's router: a falsy value passed on is no error.
+      if (error || index === middlewares.length) return next(error);
       middlewares[index++](request, response, step);
     };
     step();

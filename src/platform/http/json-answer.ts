@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * Writes a handler's answer as `res.json` writes it for this API (no ETag, no freshness check, no
  * JSON settings), minus its generic work: express parses and rebuilds the Content-Type to add a
  * charset, and copies every body over 1,000 characters into a Buffer before writing it, where
- * Node writes the text with its headers in one go (a list page is 40-60 KB), its length counted once. Answers false, and
+ * Node writes the text with its headers in one go (a list page is 40-60 KB). Answers false, and
  * writes nothing, where express has more to do: a Content-Type already set, a status whose
  * answer has no body (204, 205, 304), or a body JSON makes nothing of (a `toJSON` answering undefined).
  */
