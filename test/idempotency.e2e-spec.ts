@@ -1,4 +1,6 @@
+import { jest } from '@jest/globals';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type pg from 'pg';
 import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
@@ -574,6 +576,38 @@ describe('Idempotency-Key (e2e)', () => {
     expect(JSON.parse(row.response_body!).id).toBe(again.body.id);
     expect(row.expires_in_seconds).toBeGreaterThan(24 * 3600 - 60);
     expect(await executions()).toBe(2);
+  });
+
+  it("commits a claim without waiting for its flush, and the request's own transaction begun with it durably", async () => {
+    const store = api.app.get(IdempotencyStore);
+    // The pg module TypeORM's driver loaded, whose clients send the claim.
+    const driverPg = (db.driver as unknown as { postgres: typeof pg }).postgres;
+    const sent = jest.spyOn(driverPg.Client.prototype, 'query');
+    let outcome: Awaited<ReturnType<IdempotencyStore['claim']>>;
+    let texts: string[];
+    try {
+      outcome = await store.claim(
+        { tenantId: session.tenant.id, apiKeyId: session.keyId, key: randomUUID(), method: 'POST', path: '/v1/test_events' },
+        { request: 'a'.repeat(64), body: 'a'.repeat(64) },
+        { begin: true },
+      );
+    } finally {
+      texts = sent.mock.calls.map(([text]) => String(text));
+      sent.mockRestore();
+    }
+    if (outcome.kind !== 'claimed' || outcome.transaction === undefined) throw new Error(`not claimed in a begun transaction: ${outcome.kind}`);
+    const transaction = outcome.transaction;
+    try {
+      const claimText = texts.find((text) => text.includes('idempotency_claim('));
+      expect(claimText).toMatch(/^BEGIN; SET LOCAL synchronous_commit = off; SELECT idempotency_claim\(.*\) AS id; COMMIT; START TRANSACTION$/);
+      // Committed: another connection sees the claim while the request runs.
+      expect((await db.query('SELECT state FROM idempotency_keys WHERE id = $1', [outcome.claim.id]))[0].state).toBe('in_progress');
+      // The request's change, committed in the begun transaction, waits for its flush as every change does.
+      expect((await transaction.query('SHOW synchronous_commit'))[0].synchronous_commit).toBe('on');
+    } finally {
+      await transaction.rollbackTransaction();
+      await transaction.release();
+    }
   });
 
   it("writes a claim's commit mark and its answer as heap-only updates: no index covers a member they set, and pages keep room", async () => {
