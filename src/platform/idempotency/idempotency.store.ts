@@ -61,7 +61,8 @@ interface ExistingRow {
  * stale (same body, older than STALE_CLAIM_SECONDS): one statement (in the function, migration
  * idempotency-claim-function), so under concurrency exactly one request gets an id back; the
  * others see the row and are answered from it. A `committed` claim is never taken over: its
- * change is done (commitMarked).
+ * change is done (commitMarked). The claim's transaction commits without waiting for its WAL flush
+ * (migration idempotency-claim-without-flush-wait): the change's commit flushes it.
  */
 const CLAIM_SQL = `SELECT idempotency_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS id`;
 
@@ -181,15 +182,12 @@ export class IdempotencyStore implements OnModuleInit {
     try {
       const connection = (await transaction.connect()) as { query(text: string): Promise<{ rows: { id: string | null }[] }[]> };
       // BEGIN … COMMIT around the claim: without it, PostgreSQL warns of a COMMIT in an implicit transaction, in its log, each time.
-      // The claim's commit does not wait for its WAL flush (each flush costs this machine about 0.1 ms of
-      // CPU): the request's change commits with the default, which flushes the WAL up to it, claim included.
-      // A crash before that loses the claim with a change that never committed, so a repeat rightly runs.
-      const answers = await connection.query(`BEGIN; SET LOCAL synchronous_commit = off; SELECT idempotency_claim(${literals.join(', ')}) AS id; COMMIT; START TRANSACTION`).catch(async (error: unknown) => {
+      const answers = await connection.query(`BEGIN; SELECT idempotency_claim(${literals.join(', ')}) AS id; COMMIT; START TRANSACTION`).catch(async (error: unknown) => {
         // A failed statement leaves the block open and aborted.
         await connection.query('ROLLBACK').catch(() => undefined);
         throw error;
       });
-      const id = answers[2].rows[0].id;
+      const id = answers[1].rows[0].id;
       if (id === null) {
         await connection.query('ROLLBACK');
         await transaction.release();
