@@ -178,6 +178,43 @@ describe('a database that stops answering (e2e)', () => {
       await pool.end();
     }
   });
+
+  it('bounds the pool’s own queries (answered through a callback) alike, and answers each once', async () => {
+    const database = new URL(process.env.DATABASE_URL!);
+    database.host = `127.0.0.1:${proxy.port}`;
+    const pool = new pg.Pool({ connectionString: database.toString(), max: 1, query_timeout: 500, Client: DroppingClient });
+    try {
+      const { rows } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      proxy.stall();
+      const answers: unknown[] = [];
+      const started = Date.now();
+      await new Promise<void>((resolve) =>
+        pool.query('SELECT 2', (error: Error | undefined) => {
+          answers.push(error?.message);
+          resolve();
+        }),
+      );
+      expect(answers).toEqual(['Query read timeout']);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+      proxy.down();
+      proxy.up();
+      const { rows: now } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(now[0].pid).not.toBe(rows[0].pid);
+      // The cut connection's late "Connection terminated" reached no one a second time.
+      expect(answers).toEqual(['Query read timeout']);
+    } finally {
+      proxy.down();
+      proxy.up();
+      await pool.end();
+    }
+  });
+
+  it('keeps query_timeout from node-postgres, whose own timer assigns each query a new callback once made', () => {
+    // That assignment kept the rows of answered queries alive through young collections
+    // (docs/benchmarks.md, "The twenty-fifth session"); the client bounds its queries itself.
+    const client = new DroppingClient({ connectionString: process.env.DATABASE_URL, query_timeout: 500 });
+    expect((client as unknown as { connectionParameters: { query_timeout?: number } }).connectionParameters.query_timeout).toBeFalsy();
+  });
 });
 
 /**
