@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import pg, { type Pool, type PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
@@ -206,6 +207,20 @@ describe('a database that stops answering (e2e)', () => {
       proxy.down();
       proxy.up();
       await pool.end();
+    }
+  });
+
+  it('leaves no timer behind for a query node-postgres refuses at once, which would close the connection later', async () => {
+    const client = new DroppingClient({ connectionString: process.env.DATABASE_URL, query_timeout: 500 });
+    await client.connect();
+    const timers = jest.spyOn(globalThis, 'setTimeout');
+    try {
+      await expect(client.query(null as unknown as string)).rejects.toThrow(TypeError);
+      expect(timers).not.toHaveBeenCalled();
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      timers.mockRestore();
+      await client.end();
     }
   });
 

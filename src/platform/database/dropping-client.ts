@@ -11,12 +11,12 @@ type Answer = (error: Error | null, result?: unknown) => void;
  * transaction and commit the failed request's writes with its own. Closed, the server rolls
  * back, and the pool drops the connection.
  *
- * The client applies `query_timeout` itself; node-postgres never sees it. Its own timer wraps
- * each query's callback by assigning a new one to the query once made, and with that assignment
- * the rows of answered queries survived young collections: the API process promoted 90-100 MB
- * to the old generation in 12 s of `GET /v1/invoices?limit=50` instead of about 4 MB, to be
- * collected again by full collections (docs/benchmarks.md, "The twenty-fifth session"). Here the
- * query is made with its callback.
+ * The client applies `query_timeout` itself; node-postgres never sees it. node-postgres's own
+ * read timeout wraps a query's callback by assigning the query a new one once made, and with that
+ * assignment the rows of answered queries survived young collections: the API process promoted
+ * 90-100 MB to the old generation in 12 s of `GET /v1/invoices?limit=50` instead of about 4 MB,
+ * to be collected again by full collections (docs/benchmarks.md, "The twenty-fifth session").
+ * Here the query is made with its callback.
  */
 export class DroppingClient extends pg.Client {
   private readonly unansweredMs: number;
@@ -40,14 +40,18 @@ export class DroppingClient extends pg.Client {
   /** Runs the query; answers `answer` once: with its outcome, or with the read timeout, whichever comes first. */
   private bounded(config: unknown, values: unknown, answer: Answer): void {
     const pending: { answer?: Answer } = { answer };
-    const timer = setTimeout(() => this.unanswered(pending), this.unansweredMs);
+    let timer: NodeJS.Timeout | undefined;
     (super.query as (...parameters: unknown[]) => unknown)(config, values, (error: Error | null, result: unknown) => {
       clearTimeout(timer);
       answerOnce(pending, error, result);
     });
+    // Set once node-postgres has taken the query: one it refuses by throwing leaves no timer to
+    // close the connection later. It answers a query it took asynchronously, never within this call.
+    timer = setTimeout(() => this.unanswered(pending), this.unansweredMs);
   }
 
   private unanswered(pending: { answer?: Answer }): void {
+    if (pending.answer === undefined) return;
     // Closed before its caller hears of it, so that no caller can give it back as usable. end()
     // cuts a connection with a query still running; the pool removes it when it is given back.
     this.end().catch(() => undefined);
