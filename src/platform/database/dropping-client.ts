@@ -46,7 +46,8 @@ export class DroppingClient extends pg.Client {
       answerOnce(pending, error, result);
     });
     // Set once node-postgres has taken the query: one it refuses by throwing leaves no timer to
-    // close the connection later. It answers a query it took asynchronously, never within this call.
+    // close the connection later. It answers asynchronously; were a query ever answered within
+    // this call, `unanswered` would find it answered and leave the connection open.
     timer = setTimeout(() => this.unanswered(pending), this.unansweredMs);
   }
 
