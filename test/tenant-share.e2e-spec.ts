@@ -2,7 +2,10 @@ import { request as httpRequest } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import type { Express } from 'express';
+import type { Test } from 'supertest';
 import { ApiKeysService } from '../src/platform/auth/api-keys.service.js';
+import { givesBackTurn } from '../src/platform/auth/turn-ending.js';
 import { Metrics } from '../src/platform/metrics/metrics.service.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { createFinanceFixture, type FinanceFixture } from './support/finance.js';
@@ -12,6 +15,11 @@ import { startApi, type TestApi } from './support/api.js';
 import { onOwnDatabase } from './support/deliveries.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { waitFor } from './support/wait-for.js';
+
+/** A layer of express's router, as far as these tests read it. */
+interface RouterLayer {
+  route?: { path: string; stack: { handle: unknown }[] };
+}
 
 /** What `seed:demo` prints that these tests use. */
 interface Demo {
@@ -91,6 +99,28 @@ describe("one company's share of the REST API's pool (e2e)", () => {
       await locker.query('ROLLBACK');
     }
     expect((await patches!).map((res) => res.status)).toEqual(Array(12).fill(200));
+  });
+
+  it('gives back every turn however its handler ended: answered, refused by a pipe, by the handler, or by a missing record', async () => {
+    const created = await api.http.post('/v1/invoices').set('Authorization', attacker.auth).send(fin.invoiceBody());
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const ends: [() => Test, number][] = [
+      [() => api.http.get('/v1/invoices?limit=1').set('Authorization', attacker.auth), 200],
+      [() => api.http.get('/v1/invoices?limit=abc').set('Authorization', attacker.auth), 422],
+      [() => api.http.get(`/v1/invoices/${missing}`).set('Authorization', attacker.auth), 404],
+      [() => api.http.patch(`/v1/invoices/${created.body.id}`).set('Authorization', attacker.auth).send({ notes: 7 }), 422],
+      [() => api.http.post(`/v1/invoices/${missing}/void`).set('Authorization', attacker.auth), 404],
+    ];
+    // More of each, one after another, than the company has turns (4): one not given back would leave the next waiting, then refused 503.
+    for (const [send, status] of ends) {
+      for (let n = 0; n < 5; n += 1) expect((await send()).status).toBe(status);
+    }
+  });
+
+  it('registers every route of the API with its turn given back', () => {
+    const routes = ((api.app.getHttpAdapter().getInstance() as Express).router.stack as RouterLayer[]).filter((layer) => layer.route);
+    expect(routes.length).toBeGreaterThan(40);
+    for (const { route } of routes) expect({ path: route!.path, handlers: route!.stack.map(({ handle }) => givesBackTurn(handle)) }).toEqual({ path: route!.path, handlers: [true] });
   });
 
   it('keeps the turns of requests whose clients left until their handlers are done: leaving frees no connection', async () => {

@@ -1,8 +1,7 @@
 import { type DynamicModule, Module, type Type } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiKeyAuthenticator } from '../platform/auth/api-key-authenticator.service.js';
 import { AuthGuard } from '../platform/auth/auth.guard.js';
-import { TurnInterceptor } from '../platform/auth/turn.interceptor.js';
 import { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
 import { ProblemFilter } from '../platform/http/problem.filter.js';
@@ -39,7 +38,6 @@ export class ApiModule {
       providers: [
         ApiKeyAuthenticator,
         { provide: APP_GUARD, useClass: AuthGuard },
-        { provide: APP_INTERCEPTOR, useClass: TurnInterceptor },
         { provide: APP_FILTER, useClass: ProblemFilter },
       ],
     };

@@ -4,6 +4,7 @@ import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-ex
 import express, { type Express } from 'express';
 import { createServer, type IncomingMessage, type ServerOptions, type ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
+import { givingBackTurn } from '../platform/auth/turn-ending.js';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { messageClassesOf } from '../platform/http/express-messages.js';
 import { answerJson } from '../platform/http/json-answer.js';
@@ -13,12 +14,16 @@ import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
 import { ApiModule } from './api.module.js';
 import { FEATURE_TAGS } from './features.js';
 
+/** A route's registration as Nest makes it: its path, then its handler. */
+type RouteArgs = Parameters<ExpressAdapter['get']>;
+
 /**
  * Nest's express adapter with its HTTP server built with the request time limits
  * (httpServerOptions), which Node reads only when a server is built, and with express's request
  * and response prototypes from the start (messageClassesOf). Nest's own version builds it with
  * neither; the other options it reads (HTTPS, the closing behaviours) this API does not pass.
- * A handler's object answer is written by answerJson, not express's `res.json`.
+ * A handler's object answer is written by answerJson, not express's `res.json`. Every route gives
+ * back its request's company turn once its handler is done (givingBackTurn), whatever its method.
  */
 class ApiExpressAdapter extends ExpressAdapter {
   constructor(
@@ -32,6 +37,26 @@ class ApiExpressAdapter extends ExpressAdapter {
   override initHttpServer(): void {
     const instance = this.getInstance<Express>();
     this.httpServer = createServer({ ...this.serverOptions, ...messageClassesOf(instance) }, withFramingChecks(instance, this.config));
+  }
+
+  override get(...args: unknown[]): unknown {
+    return super.get(...(givingBackTurn(args) as RouteArgs));
+  }
+
+  override post(...args: unknown[]): unknown {
+    return super.post(...(givingBackTurn(args) as RouteArgs));
+  }
+
+  override put(...args: unknown[]): unknown {
+    return super.put(...(givingBackTurn(args) as RouteArgs));
+  }
+
+  override patch(...args: unknown[]): unknown {
+    return super.patch(...(givingBackTurn(args) as RouteArgs));
+  }
+
+  override delete(...args: unknown[]): unknown {
+    return super.delete(...(givingBackTurn(args) as RouteArgs));
   }
 
   override reply(response: ServerResponse<IncomingMessage>, body: unknown, statusCode?: number): unknown {

@@ -35,7 +35,7 @@ import { refuseUnparsableBody } from '../validation/validated-body.js';
  *    missing scope is a 403 and gives it back too; otherwise the count decides: 429 with
  *    Retry-After, or the request goes on with `RateLimit-Policy` and `RateLimit` headers;
  * 6. once one of its company's turns is free (API_TENANT_CONCURRENCY in this process), held
- *    until its handler is done (TurnInterceptor); a key or company changed meanwhile (revoked,
+ *    until its handler is done (givingBackTurn); a key or company changed meanwhile (revoked,
  *    say) is read again, so no request waiting for its turn runs on a key revoked before it.
  */
 @Injectable()
@@ -133,7 +133,7 @@ export class AuthGuard implements CanActivate {
       const refusal = this.applyLimit(windowsOfBoth, [decision, companyDecision], response);
       if (refusal) throw refusal;
     }
-    // Held until the handler is done (TurnInterceptor), whether or not its client still waits.
+    // Held until the handler is done (givingBackTurn), whether or not its client still waits.
     const end = await this.turns.acquire(request.auth.tenantId);
     // The socket too: a request queued behind another on a pipelined connection never sees its response close.
     if (response.closed || request.socket.destroyed) {
