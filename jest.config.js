@@ -39,7 +39,7 @@ export default {
   reporters: ['default', '<rootDir>/test/setup/summary-reporter.js'],
   testTimeout: 30000,
   // One more worker than the 2 cores: e2e files spend much of their time waiting on servers,
-  // child processes and timeouts. On a slow day of this machine the suite took 540 s with 2 and
-  // 462 s with 3, over the 10 minutes CI allows with the install and build before it.
+  // child processes and timeouts. On a slow day of this machine the suite took 540 s with 2
+  // (618 s for the whole CI run, over its 10 minutes) and 462 s with 3.
   maxWorkers: 3,
 };
