@@ -166,6 +166,8 @@ describe('subscriber tools (e2e)', () => {
         expect((await retry()).status).toBe(202);
         // Before: in_progress, though the change had committed; past the stale limit a repeat took it over and ran it again.
         expect(await db.query(`SELECT state FROM idempotency_keys WHERE key = $1`, [key])).toEqual([{ state: 'committed' }]);
+        // The hurried attempt fails too and waits for its next: the row is still from then on, unless the retry runs again.
+        await waitFor(async () => (await deliveriesOf(api.app, endpoint.id)).find((one) => one.attempt === 2 && one.next_attempt_at!.getTime() > Date.now() + 60_000));
         const [{ updated_at: hurriedAt }] = await db.query(`SELECT updated_at FROM webhook_deliveries WHERE id = $1`, [row.id]);
         await db.query(`UPDATE idempotency_keys SET locked_at = clock_timestamp() - interval '61 seconds' WHERE key = $1`, [key]);
         const repeat = await retry();
