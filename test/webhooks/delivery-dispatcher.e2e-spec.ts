@@ -1,13 +1,17 @@
 import { jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DeliveryAttemptHandler } from '../../src/webhooks/delivery/delivery-attempt.handler.js';
 import { DeliveryDispatcher } from '../../src/webhooks/delivery/delivery-dispatcher.js';
 import { DeliveryGate } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { testConfig } from '../support/config.js';
 import { waitFor } from '../support/wait-for.js';
 
-/** The dispatcher on the real gate (Redis), its attempts failing as a backing service's outage or a fault would fail them. */
+/**
+ * The dispatcher on the real gate (Redis), its attempts standing in for the attempt handler:
+ * succeeding, or failing as a backing service's outage or a fault would fail them.
+ */
 describe('delivery dispatcher (Redis)', () => {
   let gates = 0;
   let gate: DeliveryGate | undefined;
@@ -34,6 +38,46 @@ describe('delivery dispatcher (Redis)', () => {
     const texts = (spy: { mock: { calls: unknown[][] } }) => spy.mock.calls.map(([first, second]) => String(typeof first === 'string' ? first : second));
     return { attempts: () => made, warnings: () => texts(warn).filter((text) => text.includes('delivery attempt')), errors: () => texts(error).filter((text) => text.includes('delivery attempt')) };
   }
+
+  /**
+   * Runs the dispatcher over `count` deliveries to one endpoint, each attempt freeing its slot at
+   * once (the receiver answered 2xx) and ending `recordMs` later (its outcome recorded); answers
+   * how many ended, and how many takes the dispatcher asked the gate for beside its releases.
+   */
+  async function succeeding(count: number, settings: Record<string, string>, recordMs = 0): Promise<{ ended: () => number; takes: () => number }> {
+    let ended = 0;
+    const handler = {
+      attempt: async (_grant: unknown, freeSlot: (verdict: 'up', holdUntilMs: null) => void) => {
+        freeSlot('up', null);
+        await sleep(recordMs);
+        ended += 1;
+        return null;
+      },
+    } as unknown as DeliveryAttemptHandler;
+    const config = testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-dispatcher-${(gates += 1)}`, ...settings });
+    gate = new DeliveryGate(config);
+    const endpointId = randomUUID();
+    await gate.enqueue(Array.from({ length: count }, () => ({ endpointId, deliveryId: randomUUID() })));
+    const take = jest.spyOn(gate, 'take');
+    dispatcher = new DeliveryDispatcher(gate, handler, config);
+    dispatcher.onApplicationBootstrap();
+    return { ended: () => ended, takes: () => take.mock.calls.length };
+  }
+
+  it('asks the gate once per freed slot: the call that frees it also takes, so the end of an attempt asks nothing more', async () => {
+    const run = await succeeding(300, { WEBHOOK_WORKER_CONCURRENCY: '50' });
+    await waitFor(async () => run.ended() === 300, 10_000, 'all 300 attempts');
+    // The first take, and one a second at most while the gate has nothing due. It took one after
+    // every attempt (about half of a burst's gate calls, each answering nothing).
+    expect(run.takes()).toBeLessThanOrEqual(5);
+  });
+
+  it('asks the gate when an attempt ends if its slot was freed while the process had no room to take', async () => {
+    // Two attempts at once, each freeing its slot while both still run: those releases take
+    // nothing. Without a take when each ends, the next two waited for the once-a-second check.
+    const run = await succeeding(20, { WEBHOOK_WORKER_CONCURRENCY: '2' }, 20);
+    await waitFor(async () => run.ended() === 20, 4000, 'all 20 attempts, two at a time');
+  });
 
   it('writes an outage its attempts met as one throttled warning, without a stack: it wrote an error with its stack for every attempt', async () => {
     const logged = await failing(() => new Error('Connection terminated unexpectedly'), 5);

@@ -201,6 +201,20 @@ describe('delivery gate (Redis)', () => {
     expect((await a.take(100, T0 + 2000)).grants.filter((grant) => grant.endpointId === held)).toHaveLength(3);
   });
 
+  it('says, when it frees a slot, when the next waiting delivery is due, as a take does: the worker needs no take of its own to know', async () => {
+    const [a] = twoWorkers();
+    const endpointId = randomUUID();
+    await offer(a, endpointId, 4);
+    const [first] = (await a.take(1, T0)).grants;
+    // A receiver's Retry-After holds the other three back: nothing granted, and when to ask again.
+    const held = await a.release([{ ...first, verdict: 'up', holdUntilMs: T0 + 2000 }], 10, T0 + 10);
+    expect(held).toEqual({ grants: [], changes: [], nextAtMs: T0 + 2000 });
+    const rest = (await a.take(10, T0 + 2000)).grants;
+    expect(rest).toHaveLength(3);
+    const emptied = await a.release(rest.map((grant) => ({ ...grant, verdict: 'up' as const, holdUntilMs: null })), 10, T0 + 2001);
+    expect(emptied).toEqual({ grants: [], changes: [], nextAtMs: null });
+  });
+
   it('forgets an endpoint: its circuit and hold dropped, what waits is served at once and the workers woken', async () => {
     const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '1', WEBHOOK_CIRCUIT_COOLDOWN_MS: '60000', WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS: '600000' });
     const endpoint = randomUUID();

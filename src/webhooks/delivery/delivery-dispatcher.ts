@@ -18,9 +18,10 @@ const ERROR_RETRY_MS = 5000;
  * The worker's delivery loop: takes slots from the delivery gate, up to
  * WEBHOOK_WORKER_CONCURRENCY attempts at once in this process, and runs an attempt for each.
  * A slot is handed back as soon as its receiver has answered, and a delivery that must be tried
- * again goes back to the gate, due at its retry time. The loop asks the gate again whenever a
- * slot frees, a delivery is offered (a Redis message), or the next waiting delivery falls due;
- * it never polls for work faster than IDLE_CHECK_MS.
+ * again goes back to the gate, due at its retry time. The gate is asked again whenever a slot
+ * frees (the call that frees it also takes), a delivery goes back, a delivery is offered (a
+ * Redis message), or the next waiting delivery falls due; it never polls for work faster than
+ * IDLE_CHECK_MS.
  *
  * At shutdown it takes no more slots and waits for the attempts in flight to be recorded.
  */
@@ -41,6 +42,13 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private drained: (() => void) | undefined;
+  /**
+   * Set when a slot was freed without taking for this process (it had no room then, or the
+   * release failed): the next attempt to end asks the gate. Otherwise the release has already
+   * taken whatever the process had room for, and asking again after every attempt answered
+   * nothing in a burst: about half of the gate's calls (docs/benchmarks.md).
+   */
+  private takeOwed = false;
   // One script call for every slot freed (or delivery put back) while the previous call ran; the
   // release also takes the slots this process has room for.
   private readonly releases = new StatementBatcher((calls: SlotRelease[]) => this.releaseAndTake(calls).then(() => calls.map(() => undefined)));
@@ -88,6 +96,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
         while (this.room() > 0) {
           const want = this.room();
           let taken: Awaited<ReturnType<DeliveryGate['take']>>;
+          this.takeOwed = false;
           try {
             taken = await this.gate.take(want);
           } catch (error) {
@@ -115,8 +124,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     }, Math.max(0, at - Date.now()));
   }
 
+  /** Never below 0: a take and a release's take in flight at once may both have filled the room. */
   private room(): number {
-    return this.stopped ? 0 : Math.min(TAKE_BATCH, this.capacity - this.active);
+    return this.stopped ? 0 : Math.max(0, Math.min(TAKE_BATCH, this.capacity - this.active));
   }
 
   private start({ grants, changes }: { grants: Grant[]; changes: CircuitChange[] }): void {
@@ -126,10 +136,16 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
 
   private async releaseAndTake(releases: SlotRelease[]): Promise<void> {
     const want = this.room();
-    const taken = await this.gate.release(releases, want);
+    if (want === 0) this.takeOwed = true;
+    const taken = await this.gate.release(releases, want).catch((error: unknown) => {
+      this.takeOwed = true;
+      throw error;
+    });
     this.start(taken);
+    if (want === 0) return;
     // Possibly more waiting than one call grants.
-    if (want > 0 && taken.grants.length === want) this.pump();
+    if (taken.grants.length === want) this.pump();
+    else this.wakeAt(Math.min(taken.nextAtMs ?? Infinity, Date.now() + IDLE_CHECK_MS));
   }
 
   private run(grant: Grant): void {
@@ -152,13 +168,17 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       await released;
       await this.returns.submit({ endpointId: grant.endpointId, deliveryId: grant.deliveryId, dueMs });
     };
+    // A delivery given back is due later: the gate's answer to a take says when to ask again.
+    let givenBack = false;
     this.handler
       .attempt(grant, freeSlot)
       .then(async (dueMs) => {
         await released;
-        if (dueMs !== null) await giveBack(dueMs);
+        givenBack = dueMs !== null;
+        if (givenBack) await giveBack(dueMs!);
       })
       .catch(async (error: unknown) => {
+        givenBack = true;
         if (isTransientFault(error)) this.warnOfOutage(`a delivery attempt could not be recorded (PostgreSQL or Redis did not answer: ${(error as Error).message}); it is offered again shortly`);
         else this.logger.error({ err: error, delivery_id: grant.deliveryId }, 'delivery attempt failed unexpectedly; it is offered again shortly');
         freeSlot('none', null);
@@ -168,7 +188,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       .finally(() => {
         this.active--;
         if (this.stopped && this.active === 0) this.drained?.();
-        else this.pump();
+        else if (givenBack || this.takeOwed) this.pump();
       });
   }
 

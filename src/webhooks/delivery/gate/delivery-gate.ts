@@ -53,7 +53,7 @@ const CHUNK = 1000;
 type GateCommands = {
   ohGateEnqueue(...args: (string | number)[]): Promise<number>;
   ohGateTake(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
-  ohGateRelease(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][]]>;
+  ohGateRelease(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
   ohGateForget(...args: (string | number)[]): Promise<number>;
 };
 
@@ -127,15 +127,16 @@ export class DeliveryGate implements OnApplicationShutdown {
 
   /**
    * Frees slots and tells each endpoint's circuit what the attempt showed, then grants up to
-   * `want` slots as `take` does. Returns the grants and the circuits that changed state.
+   * `want` slots as `take` does. Returns the grants, the circuits that changed state and when the
+   * next waiting delivery is due, as `take` does.
    */
-  async release(releases: readonly SlotRelease[], want = 0, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[] }> {
-    const result: { grants: Grant[]; changes: CircuitChange[] } = { grants: [], changes: [] };
+  async release(releases: readonly SlotRelease[], want = 0, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[]; nextAtMs: number | null }> {
+    const result: { grants: Grant[]; changes: CircuitChange[]; nextAtMs: number | null } = { grants: [], changes: [], nextAtMs: null };
     const config = this.config;
     for (let start = 0; start < releases.length; start += CHUNK) {
       const last = start + CHUNK >= releases.length;
       const args = releases.slice(start, start + CHUNK).flatMap((release) => [release.endpointId, release.deliveryId, release.verdict, release.holdUntilMs ?? 0]);
-      const [grants, changes] = await this.redis.ohGateRelease(
+      const [grants, changes, nextAt] = await this.redis.ohGateRelease(
         this.prefix,
         now,
         this.cap,
@@ -149,6 +150,7 @@ export class DeliveryGate implements OnApplicationShutdown {
       );
       result.grants.push(...grantsOf(grants));
       result.changes.push(...changesOf(changes));
+      result.nextAtMs = nextAt === null ? null : Number(nextAt);
     }
     return result;
   }

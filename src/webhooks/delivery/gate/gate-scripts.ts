@@ -135,6 +135,13 @@ local function take_slots(cap, want, quantum, ttl, changes)
   return granted
 end
 
+-- When the schedule's first endpoint should be looked at (its score), or false when it is empty.
+local function next_score()
+  local first = redis.call('ZRANGE', SCHED, 0, 0, 'WITHSCORES')
+  if #first > 0 then return first[2] end
+  return false
+end
+
 local function close_circuit(ep)
   redis.call('HDEL', key('ep', ep), 'state', 'opened_at', 'next_probe_at', 'cooldown', 'probe')
   redis.call('SREM', P .. ':open', ep)
@@ -174,10 +181,7 @@ export const TAKE = `${COMMON}
 local cap, want, quantum, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local changes = {}
 local granted = take_slots(cap, want, quantum, ttl, changes)
-local first = redis.call('ZRANGE', SCHED, 0, 0, 'WITHSCORES')
-local next_at = false
-if #first > 0 then next_at = first[2] end
-return { granted, changes, next_at }
+return { granted, changes, next_score() }
 `;
 
 /**
@@ -187,8 +191,8 @@ return { granted, changes, next_at }
  * the circuit and ends a run of failures; `down`: a 5xx, timeout or connection failure, which
  * lengthens the run and at `threshold` opens the circuit (a failed probe reopens it with twice
  * the cool-down, at most `maxCooldown`); `none`: no request was made. `holdUntil` > 0 holds the
- * endpoint back until then (a Retry-After). Returns { {endpoint, delivery, probe}... } granted and
- * { {endpoint, new state}... }.
+ * endpoint back until then (a Retry-After). Returns { {endpoint, delivery, probe}... } granted,
+ * { {endpoint, new state}... } and the next score or false, as take does.
  */
 export const RELEASE = `${COMMON}
 local cap, threshold, cooldown, max_cooldown = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -237,7 +241,7 @@ for ep in pairs(touched) do
 end
 local granted = {}
 if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes) end
-return { granted, changes }
+return { granted, changes, next_score() }
 `;
 
 /**
