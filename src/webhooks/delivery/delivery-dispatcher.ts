@@ -174,8 +174,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       .attempt(grant, freeSlot)
       .then(async (dueMs) => {
         await released;
-        givenBack = dueMs !== null;
-        if (givenBack) await giveBack(dueMs!);
+        if (dueMs === null) return;
+        givenBack = true;
+        await giveBack(dueMs);
       })
       .catch(async (error: unknown) => {
         givenBack = true;
