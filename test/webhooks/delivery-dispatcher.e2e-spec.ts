@@ -65,11 +65,13 @@ describe('delivery dispatcher (Redis)', () => {
   }
 
   it('asks the gate once per freed slot: the call that frees it also takes, so the end of an attempt asks nothing more', async () => {
+    const started = Date.now();
     const run = await succeeding(300, { WEBHOOK_WORKER_CONCURRENCY: '50' });
     await waitFor(async () => run.ended() === 300, 10_000, 'all 300 attempts');
-    // The first take, and one a second at most while the gate has nothing due. It took one after
-    // every attempt (about half of a burst's gate calls, each answering nothing).
-    expect(run.takes()).toBeLessThanOrEqual(5);
+    // The first take, and one a second at most while the gate has nothing due (its idle check),
+    // however slow the machine. It took one after every attempt: 32 here, about half of a
+    // burst's gate calls, each answering nothing.
+    expect(run.takes()).toBeLessThanOrEqual(2 + Math.ceil((Date.now() - started) / 1000));
   });
 
   it('asks the gate when an attempt ends if its slot was freed while the process had no room to take', async () => {
