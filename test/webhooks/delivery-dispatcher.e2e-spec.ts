@@ -22,19 +22,24 @@ describe('delivery dispatcher (Redis)', () => {
     jest.restoreAllMocks();
   });
 
+  /** Offers `count` deliveries to one endpoint and starts the dispatcher over them with `handler`. */
+  async function dispatch(handler: DeliveryAttemptHandler, count: number, settings: Record<string, string>): Promise<void> {
+    // A gate of its own per test: another test's deliveries, offered again, fail in their own way.
+    const config = testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-dispatcher-${(gates += 1)}`, ...settings });
+    gate = new DeliveryGate(config);
+    const endpointId = randomUUID();
+    await gate.enqueue(Array.from({ length: count }, () => ({ endpointId, deliveryId: randomUUID() })));
+    dispatcher = new DeliveryDispatcher(gate, handler, config);
+    dispatcher.onApplicationBootstrap();
+  }
+
   /** Runs the dispatcher over `count` deliveries, each attempt failing with `failure`; answers the lines it logs. */
   async function failing(failure: () => Error, count: number): Promise<{ attempts: () => number; warnings: () => string[]; errors: () => string[] }> {
     const warn = jest.spyOn(Logger.prototype, 'warn');
     const error = jest.spyOn(Logger.prototype, 'error');
     let made = 0;
     const handler = { attempt: async () => ((made += 1), Promise.reject(failure())) } as unknown as DeliveryAttemptHandler;
-    // A gate of its own per test: another test's deliveries, offered again, fail in their own way.
-    const config = testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-dispatcher-${(gates += 1)}`, WEBHOOK_WORKER_CONCURRENCY: '5' });
-    gate = new DeliveryGate(config);
-    const endpointId = randomUUID();
-    await gate.enqueue(Array.from({ length: count }, () => ({ endpointId, deliveryId: randomUUID() })));
-    dispatcher = new DeliveryDispatcher(gate, handler, config);
-    dispatcher.onApplicationBootstrap();
+    await dispatch(handler, count, { WEBHOOK_WORKER_CONCURRENCY: '5' });
     const texts = (spy: { mock: { calls: unknown[][] } }) => spy.mock.calls.map(([first, second]) => String(typeof first === 'string' ? first : second));
     return { attempts: () => made, warnings: () => texts(warn).filter((text) => text.includes('delivery attempt')), errors: () => texts(error).filter((text) => text.includes('delivery attempt')) };
   }
@@ -54,13 +59,8 @@ describe('delivery dispatcher (Redis)', () => {
         return null;
       },
     } as unknown as DeliveryAttemptHandler;
-    const config = testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-dispatcher-${(gates += 1)}`, ...settings });
-    gate = new DeliveryGate(config);
-    const endpointId = randomUUID();
-    await gate.enqueue(Array.from({ length: count }, () => ({ endpointId, deliveryId: randomUUID() })));
-    const take = jest.spyOn(gate, 'take');
-    dispatcher = new DeliveryDispatcher(gate, handler, config);
-    dispatcher.onApplicationBootstrap();
+    const take = jest.spyOn(DeliveryGate.prototype, 'take');
+    await dispatch(handler, count, settings);
     return { ended: () => ended, takes: () => take.mock.calls.length };
   }
 

@@ -4,7 +4,7 @@ import { isTransientFault } from '../../platform/errors/transient-faults.js';
 import { throttledWarning } from '../../platform/logging/throttled-warning.js';
 import { isUuid } from '../../platform/validation/uuid.pipe.js';
 import { DeliveryAttemptHandler, type FreeSlot } from './delivery-attempt.handler.js';
-import { type CircuitChange, DeliveryGate, type Grant, type SlotRelease } from './gate/delivery-gate.js';
+import { type CircuitChange, DeliveryGate, type Grant, type SlotRelease, type Taken } from './gate/delivery-gate.js';
 import { StatementBatcher } from './statement-batcher.js';
 
 /** Most slots asked for in one call to the gate. */
@@ -95,7 +95,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
         this.again = false;
         while (this.room() > 0) {
           const want = this.room();
-          let taken: Awaited<ReturnType<DeliveryGate['take']>>;
+          let taken: Taken;
           this.takeOwed = false;
           try {
             taken = await this.gate.take(want);
@@ -106,12 +106,17 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
           }
           this.start(taken);
           if (taken.grants.length < want) {
-            this.wakeAt(Math.min(taken.nextAtMs ?? Infinity, Date.now() + IDLE_CHECK_MS));
+            this.wakeForNext(taken);
             break;
           }
         }
       } while (this.again && !this.stopped);
     })().finally(() => (this.pumping = undefined));
+  }
+
+  /** When the gate granted less than asked: ask again when its next delivery is due, and at least once a second. */
+  private wakeForNext({ nextAtMs }: Taken): void {
+    this.wakeAt(Math.min(nextAtMs ?? Infinity, Date.now() + IDLE_CHECK_MS));
   }
 
   private wakeAt(at: number): void {
@@ -129,7 +134,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     return this.stopped ? 0 : Math.max(0, Math.min(TAKE_BATCH, this.capacity - this.active));
   }
 
-  private start({ grants, changes }: { grants: Grant[]; changes: CircuitChange[] }): void {
+  private start({ grants, changes }: Taken): void {
     this.logChanges(changes);
     for (const grant of grants) this.run(grant);
   }
@@ -145,7 +150,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     if (want === 0) return;
     // Possibly more waiting than one call grants.
     if (taken.grants.length === want) this.pump();
-    else this.wakeAt(Math.min(taken.nextAtMs ?? Infinity, Date.now() + IDLE_CHECK_MS));
+    else this.wakeForNext(taken);
   }
 
   private run(grant: Grant): void {

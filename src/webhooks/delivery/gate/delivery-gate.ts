@@ -40,8 +40,16 @@ export interface SlotRelease {
   holdUntilMs: number | null;
 }
 
+/** What a take or a release grants: the slots, the circuits that changed state, and when the next waiting delivery is due (epoch ms), if any. */
+export interface Taken {
+  grants: Grant[];
+  changes: CircuitChange[];
+  nextAtMs: number | null;
+}
+
 const grantsOf = (rows: [string, string, number][]): Grant[] => rows.map(([endpointId, deliveryId, probe]) => ({ endpointId, deliveryId, probe: probe === 1 }));
 const changesOf = (rows: [string, CircuitState][]): CircuitChange[] => rows.map(([endpointId, state]) => ({ endpointId, state }));
+const nextAtOf = (score: string | null): number | null => (score === null ? null : Number(score));
 
 /** How long a slot outlives the receiver timeout before it counts as left behind by a dead worker. */
 const SLOT_MARGIN_MS = 10_000;
@@ -120,9 +128,9 @@ export class DeliveryGate implements OnApplicationShutdown {
   }
 
   /** Grants up to `want` slots, endpoints served in turn; says when the next waiting delivery is due (epoch ms), if any. */
-  async take(want: number, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[]; nextAtMs: number | null }> {
+  async take(want: number, now = Date.now()): Promise<Taken> {
     const [grants, changes, nextAt] = await this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs);
-    return { grants: grantsOf(grants), changes: changesOf(changes), nextAtMs: nextAt === null ? null : Number(nextAt) };
+    return { grants: grantsOf(grants), changes: changesOf(changes), nextAtMs: nextAtOf(nextAt) };
   }
 
   /**
@@ -130,8 +138,8 @@ export class DeliveryGate implements OnApplicationShutdown {
    * `want` slots as `take` does. Returns the grants, the circuits that changed state and when the
    * next waiting delivery is due, as `take` does.
    */
-  async release(releases: readonly SlotRelease[], want = 0, now = Date.now()): Promise<{ grants: Grant[]; changes: CircuitChange[]; nextAtMs: number | null }> {
-    const result: { grants: Grant[]; changes: CircuitChange[]; nextAtMs: number | null } = { grants: [], changes: [], nextAtMs: null };
+  async release(releases: readonly SlotRelease[], want = 0, now = Date.now()): Promise<Taken> {
+    const result: Taken = { grants: [], changes: [], nextAtMs: null };
     const config = this.config;
     for (let start = 0; start < releases.length; start += CHUNK) {
       const last = start + CHUNK >= releases.length;
@@ -150,7 +158,7 @@ export class DeliveryGate implements OnApplicationShutdown {
       );
       result.grants.push(...grantsOf(grants));
       result.changes.push(...changesOf(changes));
-      result.nextAtMs = nextAt === null ? null : Number(nextAt);
+      result.nextAtMs = nextAtOf(nextAt);
     }
     return result;
   }
