@@ -3,7 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
-import { DELIVERY_SQL, RELAY_CANDIDATES_SQL } from '../../src/webhooks/delivery/delivery-store.js';
+import { DELIVERY_SQL, RELAY_CANDIDATES_SQL, RELAY_SQL } from '../../src/webhooks/delivery/delivery-store.js';
 import { deliveryEnv, isolatedDatabase } from '../support/deliveries.js';
 import { startWorker } from '../support/worker.js';
 
@@ -48,7 +48,7 @@ describe('delivery statements: plans on the worker sessions', () => {
     ...(node.Plans ?? []).flatMap(deliveryScans),
   ];
 
-  it('opens its whole pool at start, every session set up after the options DATABASE_URL gives and the attempt statements prepared', async () => {
+  it("opens its whole pool at start, every session set up after the options DATABASE_URL gives and the attempt's and the relay's statements prepared", async () => {
     const url = new URL(database.url);
     url.searchParams.set('options', '-c lock_timeout=12345');
     const other = await startWorker({ env: deliveryEnv('plans-options', url.toString()) });
@@ -63,7 +63,14 @@ describe('delivery statements: plans on the worker sessions', () => {
             `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('synchronous_commit') AS sync, current_setting('lock_timeout') AS timeout,
                     (SELECT array_agg(name ORDER BY name) FROM pg_prepared_statements) AS prepared`,
           );
-          expect(rows).toEqual([{ seqscan: 'off', sync: 'off', timeout: '12345ms', prepared: ['webhook-delivery-claim', 'webhook-delivery-finish'] }]);
+          expect(rows).toEqual([
+            {
+              seqscan: 'off',
+              sync: 'off',
+              timeout: '12345ms',
+              prepared: ['webhook-delivery-claim', 'webhook-delivery-finish', 'webhook-relay-candidates', 'webhook-relay-dispatch', 'webhook-relay-undispatched'],
+            },
+          ]);
         }
         // Opened later, a session still starts with the settings.
         sessions.shift()!.release(true);
@@ -108,6 +115,42 @@ describe('delivery statements: plans on the worker sessions', () => {
       expect(read).toBeGreaterThan(0);
       expect(read).toBeLessThan(100);
     } finally {
+      session.release();
+    }
+  });
+
+  it("takes a relay's events from the companies after its cursor by a range of the index, also in a generic plan: another company's backlog is not walked", async () => {
+    const db = worker.get(DataSource);
+    const pool = (db.driver as unknown as { master: Pool }).master;
+    const session = await pool.connect();
+    try {
+      // Uncommitted, so the running worker's relay never sees them.
+      await session.query('BEGIN');
+      const tenants: { id: string }[] = (
+        await session.query(`INSERT INTO tenants (slug, name) SELECT 'plans-relay-' || n, 'Plans' FROM generate_series(1, 2) AS n RETURNING id`)
+      ).rows.sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id));
+      const [relayedLast, next] = tenants.map((tenant) => tenant.id);
+      // The company relayed last has a backlog; the next one in id order has one event.
+      await session.query(
+        `INSERT INTO events (id, tenant_id, type, envelope) SELECT gen_random_uuid(), $1, 'fin.invoice.created', '{}' FROM generate_series(1, 3000)`,
+        [relayedLast],
+      );
+      const [{ id: nextEvent }] = (await session.query(`INSERT INTO events (id, tenant_id, type, envelope) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}') RETURNING id`, [next])).rows;
+      await session.query('SET LOCAL plan_cache_mode = force_generic_plan');
+      await session.query(`PREPARE undispatched (uuid, int) AS ${RELAY_SQL.undispatched}`);
+      // EXECUTE takes no bind parameters; the id is one PostgreSQL made.
+      const execute = `EXECUTE undispatched ('${relayedLast}', 1)`;
+      expect((await session.query(execute)).rows).toEqual([{ id: nextEvent, tenant_id: next }]);
+      const { rows } = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`);
+      type Read = PlanNode & { 'Actual Rows'?: number; 'Actual Loops'?: number; 'Rows Removed by Filter'?: number };
+      const eventsRead = (node: Read): number =>
+        (node['Relation Name'] === 'events' ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1) : 0) +
+        ((node.Plans ?? []) as Read[]).reduce((sum, child) => sum + eventsRead(child), 0);
+      const read = eventsRead(rows[0]['QUERY PLAN'][0].Plan);
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThan(10);
+    } finally {
+      await session.query('ROLLBACK').catch(() => undefined);
       session.release();
     }
   });

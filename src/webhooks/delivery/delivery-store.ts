@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { withSessionSettings } from '../../platform/database/database.js';
-import { hotQuery } from '../../platform/database/hot-query.js';
+import { hotQuery, hotQueryIn } from '../../platform/database/hot-query.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
 import { StatementBatcher } from './statement-batcher.js';
@@ -173,6 +173,61 @@ export const RELAY_CANDIDATES_SQL = `${candidatesAmong(`w.status = 'active'`)}
   ${candidatesAmong(`w.status <> 'active' AND w.status_changed_at > e.created_at AND w.status_changed_at > (SELECT min(b.created_at) FROM events b WHERE b.id = ANY ($1::uuid[]))`)}
   ORDER BY event_created_at, event_id`;
 
+/**
+ * The relay's cursor before its first transaction: the lowest uuid, so that the companies above
+ * it are all of them (but one whose id were this, which the part up to it then takes).
+ */
+const NO_COMPANY = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * A relay transaction's statements besides the candidates, prepared on each worker session as
+ * RELAY_STATEMENTS names them: at a few events a second, parsing and planning the candidates'
+ * statement afresh was 2 of the 8 ms from an event's commit to its arrival. Prepared, PostgreSQL
+ * may keep a generic plan, so no condition tests whether a parameter is null (that makes the
+ * bound a filter instead of a range of the index): the cursor is always a company id.
+ */
+export const RELAY_SQL = {
+  /**
+   * Up to `$2` undispatched events, locked, company by company in id order, each company's
+   * oldest first: the companies above `$1` first, then from the first company up to `$1`
+   * (wrapping around). The companies are found one index probe at a time (a skip scan), and the
+   * second part is read only if the first leaves room, so only as many companies as the events
+   * taken need are visited.
+   */
+  undispatched: `WITH RECURSIVE above AS (
+       (SELECT tenant_id FROM events WHERE dispatched_at IS NULL AND tenant_id > $1 ORDER BY tenant_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT e.tenant_id FROM events e WHERE e.dispatched_at IS NULL AND e.tenant_id > above.tenant_id ORDER BY e.tenant_id LIMIT 1)
+         FROM above WHERE above.tenant_id IS NOT NULL
+     ), up_to AS (
+       (SELECT tenant_id FROM events WHERE dispatched_at IS NULL AND tenant_id <= $1 ORDER BY tenant_id LIMIT 1)
+       UNION ALL
+       SELECT (SELECT e.tenant_id FROM events e WHERE e.dispatched_at IS NULL AND e.tenant_id > up_to.tenant_id AND e.tenant_id <= $1 ORDER BY e.tenant_id LIMIT 1)
+         FROM up_to WHERE up_to.tenant_id IS NOT NULL
+     ), company AS (
+       SELECT tenant_id FROM above WHERE tenant_id IS NOT NULL
+       UNION ALL
+       SELECT tenant_id FROM up_to WHERE tenant_id IS NOT NULL
+     )
+     SELECT taken.id, company.tenant_id FROM company
+      CROSS JOIN LATERAL (
+        SELECT id FROM events
+         WHERE tenant_id = company.tenant_id AND dispatched_at IS NULL
+         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+      ) AS taken
+      LIMIT $2`,
+  /** Creates the deliveries (unique per event and endpoint) and marks the events `$7` dispatched. */
+  dispatch: `WITH dispatched AS (UPDATE events SET dispatched_at = statement_timestamp() WHERE id = ANY($7::uuid[]))
+     INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, next_attempt_at)
+     SELECT t, en, ev, ty, v, p, clock_timestamp()
+       FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::boolean[]) AS x(t, en, ev, ty, v, p)
+     ON CONFLICT (event_id, endpoint_id) WHERE replayed_from IS NULL DO NOTHING
+     RETURNING id, endpoint_id`,
+};
+
+/** Names of the relay's prepared statements. */
+const RELAY_STATEMENTS = { undispatched: 'webhook-relay-undispatched', candidates: 'webhook-relay-candidates', dispatch: 'webhook-relay-dispatch' } as const;
+
 /** Spec 3: an active endpoint whose owning key can no longer receive events becomes paused, with the reason. */
 const PAUSE_FOR_KEY_SQL = `UPDATE webhook_endpoints SET status = 'paused', disabled_reason = $2, status_changed_at = clock_timestamp(), updated_at = clock_timestamp()
    WHERE id = $1 AND status = 'active'`;
@@ -228,8 +283,8 @@ export class DeliveryStore implements OnModuleInit {
    * packet's `options`: no statement, no race with the first query); the ones already open,
    * such as the one TypeORM opened at start-up before this store existed, are set here.
    *
-   * The whole pool is opened now, and each connection prepares the attempt's two statements
-   * (run for no delivery: nothing is leased or recorded). Opened later, a connection comes at
+   * The whole pool is opened now, and each connection prepares the attempt's two statements and
+   * the relay's three (run for no delivery and no event: nothing is leased, recorded or relayed). Opened later, a connection comes at
    * the worst moment: when a dead receiver's requests all time out at once, the worker's demand
    * for connections jumps, and each new one cost its caller a backend start and a first parse
    * on cold catalog caches (about 10 ms), on the path of every other company's delivery.
@@ -244,6 +299,9 @@ export class DeliveryStore implements OnModuleInit {
           for (const [name, value] of Object.entries(WORKER_SESSION)) await client.query(`SET ${name} = ${value}`);
           await client.query({ name: LEASE_STATEMENT, text: DELIVERY_SQL.lease, values: this.leaseParameters([]) });
           await client.query({ name: FINISH_STATEMENT, text: DELIVERY_SQL.finish, values: this.finishParameters([]) });
+          await client.query({ name: RELAY_STATEMENTS.undispatched, text: RELAY_SQL.undispatched, values: [NO_COMPANY, 0] });
+          await client.query({ name: RELAY_STATEMENTS.candidates, text: RELAY_CANDIDATES_SQL, values: [[]] });
+          await client.query({ name: RELAY_STATEMENTS.dispatch, text: RELAY_SQL.dispatch, values: [[], [], [], [], [], [], []] });
         }),
       );
     } finally {
@@ -334,6 +392,7 @@ export class DeliveryStore implements OnModuleInit {
    * so any number of workers share them), lets `decide` fan them out over their candidate
    * endpoints, pauses the endpoints it names, creates the deliveries (unique per event and
    * endpoint) and marks the events dispatched. Answers the events taken and the deliveries made.
+   * Three prepared statements (RELAY_SQL, RELAY_CANDIDATES_SQL) between BEGIN and COMMIT.
    *
    * Companies are served in turn, not oldest event first: the events are taken company by
    * company, each company's oldest first, starting with the first company after `after` (in
@@ -348,68 +407,24 @@ export class DeliveryStore implements OnModuleInit {
     took: (lastTenantId: string) => void,
   ): Promise<{ taken: number; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
     return this.dataSource.transaction(async (manager) => {
-      const events = await this.undispatched(manager, after, null, RELAY_BATCH);
-      if (after !== null && events.length < RELAY_BATCH) events.push(...(await this.undispatched(manager, null, after, RELAY_BATCH - events.length)));
+      const events = await hotQueryIn<{ id: string; tenant_id: string }>(manager, RELAY_STATEMENTS.undispatched, RELAY_SQL.undispatched, [after ?? NO_COMPANY, RELAY_BATCH]);
       if (events.length === 0) return { taken: 0, deliveries: [], paused: new Map() };
       took(events.at(-1)!.tenant_id);
       const ids = events.map((event) => event.id);
-      const candidates: RelayCandidate[] = await manager.query(
-        RELAY_CANDIDATES_SQL,
-        [ids],
-      );
+      const candidates = await hotQueryIn<RelayCandidate>(manager, RELAY_STATEMENTS.candidates, RELAY_CANDIDATES_SQL, [ids]);
       const { deliveries: rows, paused } = decide(candidates);
       for (const [endpointId, reason] of paused) await manager.query(PAUSE_FOR_KEY_SQL, [endpointId, reason]);
-      const deliveries: DeliveryRef[] =
-        rows.length === 0
-          ? []
-          : await manager.query(
-              `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, next_attempt_at)
-               SELECT t, en, ev, ty, v, p, clock_timestamp()
-                 FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::boolean[]) AS x(t, en, ev, ty, v, p)
-               ON CONFLICT (event_id, endpoint_id) WHERE replayed_from IS NULL DO NOTHING
-               RETURNING id, endpoint_id`,
-              [
-                rows.map((row) => row.tenantId),
-                rows.map((row) => row.endpointId),
-                rows.map((row) => row.eventId),
-                rows.map((row) => row.eventType),
-                rows.map((row) => row.apiVersion),
-                rows.map((row) => row.personal),
-              ],
-            );
-      await manager.query(`UPDATE events SET dispatched_at = statement_timestamp() WHERE id = ANY($1::uuid[])`, [ids]);
+      const deliveries = await hotQueryIn<DeliveryRef>(manager, RELAY_STATEMENTS.dispatch, RELAY_SQL.dispatch, [
+        rows.map((row) => row.tenantId),
+        rows.map((row) => row.endpointId),
+        rows.map((row) => row.eventId),
+        rows.map((row) => row.eventType),
+        rows.map((row) => row.apiVersion),
+        rows.map((row) => row.personal),
+        ids,
+      ]);
       return { taken: events.length, deliveries, paused };
     });
-  }
-
-  /**
-   * Up to `limit` undispatched events, locked, of the companies with ids in (`above`, `upTo`]
-   * (either bound open when null), company by company in id order, each company's oldest first.
-   * The companies are found one index probe at a time (a skip scan), so only as many as the
-   * events taken need are visited.
-   */
-  private undispatched(manager: EntityManager, above: string | null, upTo: string | null, limit: number): Promise<{ id: string; tenant_id: string }[]> {
-    return manager.query(
-      `WITH RECURSIVE company AS (
-         (SELECT tenant_id FROM events
-           WHERE dispatched_at IS NULL AND ($1::uuid IS NULL OR tenant_id > $1) AND ($2::uuid IS NULL OR tenant_id <= $2)
-           ORDER BY tenant_id LIMIT 1)
-         UNION ALL
-         SELECT (SELECT e.tenant_id FROM events e
-                  WHERE e.dispatched_at IS NULL AND e.tenant_id > company.tenant_id AND ($2::uuid IS NULL OR e.tenant_id <= $2)
-                  ORDER BY e.tenant_id LIMIT 1)
-           FROM company WHERE company.tenant_id IS NOT NULL
-       )
-       SELECT taken.id, company.tenant_id FROM company
-        CROSS JOIN LATERAL (
-          SELECT id FROM events
-           WHERE tenant_id = company.tenant_id AND dispatched_at IS NULL
-           ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED
-        ) AS taken
-        WHERE company.tenant_id IS NOT NULL
-        LIMIT $3`,
-      [above, upTo, limit],
-    );
   }
 
   /**
