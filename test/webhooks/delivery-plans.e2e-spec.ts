@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
 import { DELIVERY_SQL, RELAY_CANDIDATES_SQL, RELAY_SQL } from '../../src/webhooks/delivery/delivery-store.js';
@@ -9,13 +9,47 @@ import { startWorker } from '../support/worker.js';
 
 const SETTLED = 300;
 
-type PlanNode = { 'Node Type': string; 'Relation Name'?: string; 'Index Name'?: string; Plans?: PlanNode[] };
+type PlanNode = {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  Plans?: PlanNode[];
+};
+
+let prepared = 0;
 
 /**
- * The plans of an attempt's two statements on the worker's own sessions, on a young deliveries
- * table (a database of its own, as on a new deployment): primary-key lookups, never a scan of
- * the table. A generic plan made on such a table scanned every delivery per lease and outcome
- * for the connection's life (see DeliveryStore).
+ * The plan a worker session runs `sql` with as a prepared statement: its generic plan, since the
+ * session forces it. Explained through EXECUTE, which takes no bind parameters, so the values are
+ * written as literals.
+ */
+async function explainPrepared(session: PoolClient, sql: string, values: unknown[], { analyze = false } = {}): Promise<PlanNode> {
+  const element = (value: unknown) => (value === null ? 'NULL' : JSON.stringify(value instanceof Date ? value.toISOString() : String(value)));
+  const literal = (value: unknown) => (value === null ? 'NULL' : session.escapeLiteral(Array.isArray(value) ? `{${value.map(element).join(',')}}` : String(value)));
+  const name = `plan_probe_${++prepared}`;
+  await session.query(`PREPARE ${name} AS ${sql}`);
+  try {
+    const { rows } = await session.query(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) EXECUTE ${name} (${values.map(literal).join(', ')})`);
+    return rows[0]['QUERY PLAN'][0].Plan;
+  } finally {
+    await session.query(`DEALLOCATE ${name}`).catch(() => undefined);
+  }
+}
+
+/** Rows a plan read from `table`: those it returned and those its filters removed, over all loops. */
+const rowsRead = (node: PlanNode, table: string): number =>
+  (node['Relation Name'] === table ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1) : 0) +
+  (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
+
+/**
+ * The plans of the worker's prepared statements (an attempt's two, a relay's three) as its own
+ * sessions run them, generic, on a young deliveries table (a database of its own, as on a new
+ * deployment): index lookups, never a scan of a table or of another company's rows. A generic
+ * plan made on such a table scanned every delivery per lease and outcome for the connection's
+ * life (see DeliveryStore).
  */
 describe('delivery statements: plans on the worker sessions', () => {
   let database: Awaited<ReturnType<typeof isolatedDatabase>>;
@@ -60,12 +94,13 @@ describe('delivery statements: plans on the worker sessions', () => {
         expect(pool.totalCount).toBe(10);
         for (const session of sessions) {
           const { rows } = await session.query(
-            `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('synchronous_commit') AS sync, current_setting('lock_timeout') AS timeout,
+            `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('plan_cache_mode') AS plans, current_setting('synchronous_commit') AS sync, current_setting('lock_timeout') AS timeout,
                     (SELECT array_agg(name ORDER BY name) FROM pg_prepared_statements) AS prepared`,
           );
           expect(rows).toEqual([
             {
               seqscan: 'off',
+              plans: 'force_generic_plan',
               sync: 'off',
               timeout: '12345ms',
               prepared: ['webhook-delivery-claim', 'webhook-delivery-finish', 'webhook-relay-candidates', 'webhook-relay-dispatch', 'webhook-relay-undispatched'],
@@ -76,9 +111,11 @@ describe('delivery statements: plans on the worker sessions', () => {
         sessions.shift()!.release(true);
         const later = await pool.connect();
         try {
-          const { rows } = await later.query(`SELECT current_setting('enable_seqscan') AS seqscan, current_setting('lock_timeout') AS timeout, current_setting('statement_timeout') AS statements`);
+          const { rows } = await later.query(
+            `SELECT current_setting('enable_seqscan') AS seqscan, current_setting('plan_cache_mode') AS plans, current_setting('lock_timeout') AS timeout, current_setting('statement_timeout') AS statements`,
+          );
           // DATABASE_STATEMENT_TIMEOUT_MS (10 s by default) besides.
-          expect(rows).toEqual([{ seqscan: 'off', timeout: '12345ms', statements: '10s' }]);
+          expect(rows).toEqual([{ seqscan: 'off', plans: 'force_generic_plan', timeout: '12345ms', statements: '10s' }]);
         } finally {
           later.release();
         }
@@ -106,12 +143,7 @@ describe('delivery statements: plans on the worker sessions', () => {
     const pool = (db.driver as unknown as { master: Pool }).master;
     const session = await pool.connect();
     try {
-      const { rows } = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RELAY_CANDIDATES_SQL}`, [events.map((event) => event.id)]);
-      const endpointScans = (node: PlanNode & { 'Actual Rows'?: number; 'Actual Loops'?: number }): { rows: number }[] => [
-        ...(node['Relation Name'] === 'webhook_endpoints' ? [{ rows: (node['Actual Rows'] ?? 0) * (node['Actual Loops'] ?? 1) }] : []),
-        ...(node.Plans ?? []).flatMap(endpointScans),
-      ];
-      const read = endpointScans(rows[0]['QUERY PLAN'][0].Plan).reduce((sum, scan) => sum + scan.rows, 0);
+      const read = rowsRead(await explainPrepared(session, RELAY_CANDIDATES_SQL, [events.map((event) => event.id)], { analyze: true }), 'webhook_endpoints');
       expect(read).toBeGreaterThan(0);
       expect(read).toBeLessThan(100);
     } finally {
@@ -119,7 +151,7 @@ describe('delivery statements: plans on the worker sessions', () => {
     }
   });
 
-  it("takes a relay's events from the companies after its cursor by a range of the index, also in a generic plan: another company's backlog is not walked", async () => {
+  it("takes a relay's events from the companies after its cursor by a range of the index: another company's backlog is not walked", async () => {
     const db = worker.get(DataSource);
     const pool = (db.driver as unknown as { master: Pool }).master;
     const session = await pool.connect();
@@ -136,17 +168,8 @@ describe('delivery statements: plans on the worker sessions', () => {
         [relayedLast],
       );
       const [{ id: nextEvent }] = (await session.query(`INSERT INTO events (id, tenant_id, type, envelope) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}') RETURNING id`, [next])).rows;
-      await session.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await session.query(`PREPARE undispatched (uuid, int) AS ${RELAY_SQL.undispatched}`);
-      // EXECUTE takes no bind parameters; the id is one PostgreSQL made.
-      const execute = `EXECUTE undispatched ('${relayedLast}', 1)`;
-      expect((await session.query(execute)).rows).toEqual([{ id: nextEvent, tenant_id: next }]);
-      const { rows } = await session.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`);
-      type Read = PlanNode & { 'Actual Rows'?: number; 'Actual Loops'?: number; 'Rows Removed by Filter'?: number };
-      const eventsRead = (node: Read): number =>
-        (node['Relation Name'] === 'events' ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1) : 0) +
-        ((node.Plans ?? []) as Read[]).reduce((sum, child) => sum + eventsRead(child), 0);
-      const read = eventsRead(rows[0]['QUERY PLAN'][0].Plan);
+      expect((await session.query(RELAY_SQL.undispatched, [relayedLast, 1])).rows).toEqual([{ id: nextEvent, tenant_id: next }]);
+      const read = rowsRead(await explainPrepared(session, RELAY_SQL.undispatched, [relayedLast, 1], { analyze: true }), 'events');
       expect(read).toBeGreaterThan(0);
       expect(read).toBeLessThan(10);
     } finally {
@@ -162,8 +185,7 @@ describe('delivery statements: plans on the worker sessions', () => {
       expect((await session.query('SHOW enable_seqscan')).rows).toEqual([{ enable_seqscan: 'off' }]);
       const ids = [randomUUID(), randomUUID()];
       const tokens = [randomUUID(), randomUUID()];
-      const explain = async (sql: string, values: unknown[]) =>
-        deliveryScans((await session.query(`EXPLAIN (FORMAT JSON) ${sql}`, values)).rows[0]['QUERY PLAN'][0].Plan);
+      const explain = async (sql: string, values: unknown[]) => deliveryScans(await explainPrepared(session, sql, values));
 
       const lease = await explain(DELIVERY_SQL.lease, [ids, tokens, 20_000, 50]);
       const none = ids.map(() => null);
