@@ -215,6 +215,37 @@ describe('delivery gate (Redis)', () => {
     expect(emptied).toEqual({ grants: [], changes: [], nextAtMs: null });
   });
 
+  it('offers and takes in one call: the offering worker takes what it has room for, and the others are woken only for what it left', async () => {
+    const [a, b] = twoWorkers();
+    const endpoint = randomUUID();
+    const channel = `${process.env.REDIS_PREFIX}-gate-${prefix}:wh:wake`;
+    const listener = new Redis(process.env.REDIS_URL!);
+    const messages: string[] = [];
+    listener.on('message', (_channel: string, message: string) => messages.push(message));
+    try {
+      await listener.subscribe(channel);
+      const deliveries = (count: number) => Array.from({ length: count }, () => ({ endpointId: endpoint, deliveryId: randomUUID() }));
+
+      const all = await a.offer(deliveries(2), 10, T0);
+      expect(all).toMatchObject({ added: 2, changes: [] });
+      expect(all.grants.map((grant) => grant.endpointId)).toEqual([endpoint, endpoint]);
+      // Nothing is left due now: the endpoint is looked at next when a slot would expire.
+      expect(all.nextAtMs).toBeGreaterThan(T0);
+      // Published in order on one channel: once this offer's wake-up is in, the first one's would be too.
+      const left = await a.offer(deliveries(3), 0, T0 + 1);
+      expect(left).toMatchObject({ added: 3, grants: [] });
+      await waitFor(() => messages.length > 0, 5000, 'the wake-up for what was left');
+      expect(messages).toHaveLength(1);
+
+      // The cap (3) leaves one slot: taken by the offer, and the two still waiting are the others' turn.
+      const some = await b.offer(deliveries(1), 10, T0 + 2);
+      expect(some.grants).toHaveLength(1);
+      expect(await a.backlog(endpoint)).toEqual({ waiting: 3, inFlight: 3 });
+    } finally {
+      listener.disconnect();
+    }
+  });
+
   it('forgets an endpoint: its circuit and hold dropped, what waits is served at once and the workers woken', async () => {
     const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '1', WEBHOOK_CIRCUIT_COOLDOWN_MS: '60000', WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS: '600000' });
     const endpoint = randomUUID();

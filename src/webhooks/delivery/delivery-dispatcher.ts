@@ -19,9 +19,10 @@ const ERROR_RETRY_MS = 5000;
  * WEBHOOK_WORKER_CONCURRENCY attempts at once in this process, and runs an attempt for each.
  * A slot is handed back as soon as its receiver has answered, and a delivery that must be tried
  * again goes back to the gate, due at its retry time. The gate is asked again whenever a slot
- * frees (the call that frees it also takes), a delivery goes back, a delivery is offered (a
- * Redis message), or the next waiting delivery falls due; it never polls for work faster than
- * IDLE_CHECK_MS.
+ * frees (the call that frees it also takes), a delivery goes back, another process offers a
+ * delivery (a Redis message), or the next waiting delivery falls due; it never polls for work
+ * faster than IDLE_CHECK_MS. What this process's relay makes it offers itself, taking in the
+ * same call.
  *
  * At shutdown it takes no more slots and waits for the attempts in flight to be recorded.
  */
@@ -81,6 +82,19 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     const inFlight = this.active;
     if (this.active > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     this.logger.log({ in_flight_attempts: inFlight }, 'delivery attempts drained');
+  }
+
+  /**
+   * Offers deliveries due now to the gate and takes, in the same call, the slots this process has
+   * room for: what the relay just made is attempted without a wake-up and a take of its own
+   * (docs/webhooks.md). Returns how many the gate did not hold yet.
+   */
+  async offer(deliveries: readonly { endpointId: string; deliveryId: string }[]): Promise<number> {
+    const want = this.room();
+    const taken = await this.gate.offer(deliveries, want);
+    this.start(taken);
+    if (want > 0) this.takeMoreOrWait(want, taken);
+    return taken.added;
   }
 
   /** Takes slots while this process has room; once more right after the run in progress. */
@@ -147,8 +161,11 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
       throw error;
     });
     this.start(taken);
-    if (want === 0) return;
-    // Possibly more waiting than one call grants.
+    if (want > 0) this.takeMoreOrWait(want, taken);
+  }
+
+  /** After a call that took for this process: more may wait than it granted, or else ask again when the next is due. */
+  private takeMoreOrWait(want: number, taken: Taken): void {
     if (taken.grants.length === want) this.pump();
     else this.wakeForNext(taken);
   }

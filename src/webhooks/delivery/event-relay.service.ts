@@ -6,7 +6,7 @@ import { PgListener } from '../../platform/database/pg-listener.js';
 import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
 import { deliveryRefusal, entitlementKeyOf, keyPauseReason } from './webhook-entitlement.js';
-import { DeliveryGate } from './gate/delivery-gate.js';
+import { DeliveryDispatcher } from './delivery-dispatcher.js';
 import { type DeliveryRef, DeliveryStore, type FanOut, RELAY_BATCH, type RelayCandidate, SWEEP_BATCH } from './delivery-store.js';
 
 const NOTIFY_CHANNEL = 'events_inserted';
@@ -27,8 +27,9 @@ const RELAY_RUNS = 2;
  *   one `pending` delivery (unique per event and endpoint) in the transaction that marks the
  *   events dispatched. An endpoint whose key expired or was deleted is paused
  *   (`api_key_inactive`) at the first event it can no longer receive.
- * - Offer to the delivery gate after commit. A crash between commit and offer, or a Redis
- *   flush, leaves pending deliveries the gate does not know: the sweep offers them again.
+ * - Offer to the delivery gate after commit, through this process's dispatcher, which takes its
+ *   share of them in the same call. A crash between commit and offer, or a Redis flush, leaves
+ *   pending deliveries the gate does not know: the sweep offers them again.
  */
 @Injectable()
 export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -46,7 +47,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
 
   constructor(
     @Inject(DeliveryStore) private readonly store: DeliveryStore,
-    @Inject(DeliveryGate) private readonly gate: DeliveryGate,
+    @Inject(DeliveryDispatcher) private readonly dispatcher: DeliveryDispatcher,
     @Inject(AppConfig) private readonly config: AppConfig,
     @Inject(AccessService) private readonly access: AccessService,
   ) {
@@ -162,6 +163,6 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** Offers deliveries to the gate, due now; returns how many it did not hold yet. */
   private enqueue(deliveries: readonly DeliveryRef[]): Promise<number> {
-    return this.gate.enqueue(deliveries.map((delivery) => ({ endpointId: delivery.endpoint_id, deliveryId: delivery.id })));
+    return this.dispatcher.offer(deliveries.map((delivery) => ({ endpointId: delivery.endpoint_id, deliveryId: delivery.id })));
   }
 }

@@ -59,7 +59,7 @@ const COMMAND_TIMEOUT_MS = 2000;
 const CHUNK = 1000;
 
 type GateCommands = {
-  ohGateEnqueue(...args: (string | number)[]): Promise<number>;
+  ohGateEnqueue(...args: (string | number)[]): Promise<[number, [string, string, number][], [string, CircuitState][], string | null]>;
   ohGateTake(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
   ohGateRelease(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
   ohGateForget(...args: (string | number)[]): Promise<number>;
@@ -116,15 +116,30 @@ export class DeliveryGate implements OnApplicationShutdown {
    * one already waiting keeps the earlier due time. Returns how many were new.
    */
   async enqueue(deliveries: readonly { endpointId: string; deliveryId: string; dueMs?: number }[], now = Date.now()): Promise<number> {
+    return (await this.offer(deliveries, 0, now)).added;
+  }
+
+  /**
+   * Offers deliveries as `enqueue` does, then grants up to `want` slots as `take` does, in the same
+   * call: the worker that relayed them takes what it has room for without a second round trip,
+   * and the other workers are woken only for what it left. Returns how many were new, and the
+   * grants, circuit changes and next due time as `take` does.
+   */
+  async offer(deliveries: readonly { endpointId: string; deliveryId: string; dueMs?: number }[], want: number, now = Date.now()): Promise<Taken & { added: number }> {
     // An id that is no delivery's would be granted, fail its lease and be offered again for ever.
     const stray = deliveries.find((delivery) => !isUuid(delivery.deliveryId) || !isUuid(delivery.endpointId));
     if (stray) throw new Error(`not a delivery to offer: ${JSON.stringify(stray)}`);
-    let added = 0;
+    const result: Taken & { added: number } = { added: 0, grants: [], changes: [], nextAtMs: null };
     for (let start = 0; start < deliveries.length; start += CHUNK) {
+      const last = start + CHUNK >= deliveries.length;
       const args = deliveries.slice(start, start + CHUNK).flatMap((delivery) => [delivery.endpointId, delivery.deliveryId, Math.round(delivery.dueMs ?? now)]);
-      added += await this.redis.ohGateEnqueue(this.prefix, now, this.cap, ...args);
+      const [added, grants, changes, nextAt] = await this.redis.ohGateEnqueue(this.prefix, now, this.cap, last ? want : 0, this.cap, this.slotTtlMs, ...args);
+      result.added += added;
+      result.grants.push(...grantsOf(grants));
+      result.changes.push(...changesOf(changes));
+      result.nextAtMs = nextAtOf(nextAt);
     }
-    return added;
+    return result;
   }
 
   /** Grants up to `want` slots, endpoints served in turn; says when the next waiting delivery is due (epoch ms), if any. */

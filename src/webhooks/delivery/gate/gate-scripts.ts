@@ -149,18 +149,21 @@ end
 `;
 
 /**
- * enqueue(P, now, cap, [endpoint, delivery, due]...): adds deliveries to their endpoints' ready
- * sets unless holding a slot (the sweep may offer one twice); one already waiting keeps the
- * earlier of its due times (a retry-now brings it forward, an offer of a later time changes
- * nothing). Reschedules the endpoints, and tells the workers when something is due now.
- * Returns how many were added.
+ * enqueue(P, now, cap, want, quantum, slotTtl, [endpoint, delivery, due]...): adds deliveries to
+ * their endpoints' ready sets unless holding a slot (the sweep may offer one twice); one already
+ * waiting keeps the earlier of its due times (a retry-now brings it forward, an offer of a later
+ * time changes nothing). Reschedules the endpoints, then takes up to `want` slots for the caller
+ * as take does: a worker offering what it just relayed takes its own deliveries in the same round
+ * trip. Tells the workers when something is due now that the caller left. Returns how many were
+ * added, { {endpoint, delivery, probe}... } granted, { {endpoint, new state}... } and the next
+ * score or false, as take does.
  */
 export const ENQUEUE = `${COMMON}
-local cap = tonumber(ARGV[3])
+local cap, want, quantum, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
 local added = 0
 local due_now = false
 local touched = {}
-for i = 4, #ARGV, 3 do
+for i = 7, #ARGV, 3 do
   local ep, id, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   if not redis.call('ZSCORE', key('flight', ep), id) then
     added = added + redis.call('ZADD', key('ready', ep), 'LT', due, id)
@@ -169,8 +172,12 @@ for i = 4, #ARGV, 3 do
   touched[ep] = true
 end
 for ep in pairs(touched) do schedule(ep, cap, false) end
-if due_now then redis.call('PUBLISH', P .. ':wake', '1') end
-return added
+local changes = {}
+local granted = {}
+if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes) end
+local next_at = next_score()
+if due_now and next_at and tonumber(next_at) <= now then redis.call('PUBLISH', P .. ':wake', '1') end
+return { added, granted, changes, next_at }
 `;
 
 /**
