@@ -234,7 +234,7 @@ describe('delivery gate (Redis)', () => {
       // Published in order on one channel: once this offer's wake-up is in, the first one's would be too.
       const left = await a.offer(deliveries(3), 0, T0 + 1);
       expect(left).toMatchObject({ added: 3, grants: [] });
-      await waitFor(() => messages.length > 0, 5000, 'the wake-up for what was left');
+      await waitFor(async () => messages.length > 0, 5000, 'the wake-up for what was left');
       expect(messages).toHaveLength(1);
 
       // The cap (3) leaves one slot: taken by the offer, and the two still waiting are the others' turn.

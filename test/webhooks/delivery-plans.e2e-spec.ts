@@ -7,7 +7,7 @@ import { DELIVERY_SQL, RELAY_CANDIDATES_SQL, RELAY_SQL } from '../../src/webhook
 import { deliveryEnv, isolatedDatabase } from '../support/deliveries.js';
 import { startWorker } from '../support/worker.js';
 
-const SETTLED = 300;
+const SETTLED = 5000;
 
 type PlanNode = {
   'Node Type': string;
@@ -19,24 +19,31 @@ type PlanNode = {
   Plans?: PlanNode[];
 };
 
-let prepared = 0;
+/** The worker's prepared statements, by the names this test prepares them under, with parameters that match nothing. */
+const STATEMENTS: Record<string, { sql: string; empty: unknown[] }> = {
+  lease: { sql: DELIVERY_SQL.lease, empty: [[], [], 20_000, 50] },
+  finish: { sql: DELIVERY_SQL.finish, empty: Array.from({ length: 11 }, () => []) },
+  undispatched: { sql: RELAY_SQL.undispatched, empty: ['00000000-0000-0000-0000-000000000000', 0] },
+  candidates: { sql: RELAY_CANDIDATES_SQL, empty: [[], [], [], []] },
+  dispatch: { sql: RELAY_SQL.dispatch, empty: Array.from({ length: 7 }, () => []) },
+};
 
-/**
- * The plan a worker session runs `sql` with as a prepared statement: its generic plan, since the
- * session forces it. Explained through EXECUTE, which takes no bind parameters, so the values are
- * written as literals.
- */
-async function explainPrepared(session: PoolClient, sql: string, values: unknown[], { analyze = false } = {}): Promise<PlanNode> {
-  const element = (value: unknown) => (value === null ? 'NULL' : JSON.stringify(value instanceof Date ? value.toISOString() : String(value)));
-  const literal = (value: unknown) => (value === null ? 'NULL' : session.escapeLiteral(Array.isArray(value) ? `{${value.map(element).join(',')}}` : String(value)));
-  const name = `plan_probe_${++prepared}`;
-  await session.query(`PREPARE ${name} AS ${sql}`);
-  try {
-    const { rows } = await session.query(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) EXECUTE ${name} (${values.map(literal).join(', ')})`);
-    return rows[0]['QUERY PLAN'][0].Plan;
-  } finally {
-    await session.query(`DEALLOCATE ${name}`).catch(() => undefined);
-  }
+/** A value written as a literal: EXECUTE takes no bind parameters. */
+function literal(session: PoolClient, value: unknown): string {
+  const element = (item: unknown) => (item === null ? 'NULL' : JSON.stringify(item instanceof Date ? item.toISOString() : String(item)));
+  if (value === null) return 'NULL';
+  return session.escapeLiteral(Array.isArray(value) ? `{${value.map(element).join(',')}}` : String(value));
+}
+
+/** Runs the statement prepared as `name` on `session`, and answers its rows. */
+async function execute(session: PoolClient, name: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+  return (await session.query(`EXECUTE ${name} (${values.map((value) => literal(session, value)).join(', ')})`)).rows;
+}
+
+/** The plan the statement prepared as `name` runs with on `session`; with `analyze`, as it ran. */
+async function explain(session: PoolClient, name: string, values: unknown[], { analyze = false } = {}): Promise<PlanNode> {
+  const { rows } = await session.query(`EXPLAIN (${analyze ? 'ANALYZE, ' : ''}FORMAT JSON) EXECUTE ${name} (${values.map((value) => literal(session, value)).join(', ')})`);
+  return rows[0]['QUERY PLAN'][0].Plan;
 }
 
 /** Rows a plan read from `table`: those it returned and those its filters removed, over all loops. */
@@ -46,25 +53,38 @@ const rowsRead = (node: PlanNode, table: string): number =>
 
 /**
  * The plans of the worker's prepared statements (an attempt's two, a relay's three) as its own
- * sessions run them, generic, on a young deliveries table (a database of its own, as on a new
- * deployment): index lookups, never a scan of a table or of another company's rows. A generic
- * plan made on such a table scanned every delivery per lease and outcome for the connection's
- * life (see DeliveryStore).
+ * sessions run them: generic, made once per connection, when the pool opens. On a new
+ * deployment that is while the tables are empty, and the plan stays for the connection's life
+ * (autovacuum off here, as in the minutes before its first look). So the statements are prepared
+ * and run once on a worker session before any row exists, as the worker does at start, and
+ * explained once the tables hold thousands of rows: index lookups, never a scan of a table or of
+ * another company's rows. Plans made on such tables scanned every delivery per lease and outcome,
+ * and read every event of the company per relay (see DeliveryStore).
  */
 describe('delivery statements: plans on the worker sessions', () => {
   let database: Awaited<ReturnType<typeof isolatedDatabase>>;
   let worker: INestApplicationContext;
+  /** A worker session holding the statements prepared while the tables were empty. */
+  let young: PoolClient;
 
   beforeAll(async () => {
     database = await isolatedDatabase('plans');
     worker = await startWorker({ env: deliveryEnv('plans', database.url) });
-    // A few pages of settled deliveries, as after a first burst: on a table this size a scan is
-    // the cheaper plan, and the one a generic plan would keep as the table grows.
-    await worker.get(DataSource).query(
+    const db = worker.get(DataSource);
+    for (const table of ['events', 'webhook_deliveries', 'webhook_delivery_attempts', 'webhook_endpoints', 'tenants', 'api_keys']) {
+      await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+    }
+    young = await (db.driver as unknown as { master: Pool }).master.connect();
+    for (const [name, { sql, empty }] of Object.entries(STATEMENTS)) {
+      await young.query(`PREPARE ${name} AS ${sql}`);
+      await execute(young, name, empty);
+    }
+    // Pages of settled deliveries and dispatched events, as after a first burst.
+    await db.query(
       `WITH tenant AS (INSERT INTO tenants (slug, name) VALUES ('plans', 'Plans') RETURNING id),
             key AS (INSERT INTO api_keys (tenant_id, prefix, secret_hash, scopes) SELECT id, 'plans0000000', sha256(''), '{int:*}' FROM tenant RETURNING id, tenant_id),
-            endpoint AS (INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, secret_ciphertext)
-                         SELECT tenant_id, id, 'plans', 'https://receiver.example/hook', '{fin.invoice.created}', '\\x00' FROM key RETURNING id, tenant_id),
+            endpoint AS (INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, secret_ciphertext, created_at)
+                         SELECT tenant_id, id, 'plans', 'https://receiver.example/hook', '{fin.invoice.created}', '\\x00', now() - interval '1 hour' FROM key RETURNING id, tenant_id),
             event AS (INSERT INTO events (id, tenant_id, type, envelope, dispatched_at)
                       SELECT gen_random_uuid(), tenant_id, 'fin.invoice.created', '{}', clock_timestamp() FROM endpoint, generate_series(1, ${SETTLED}) RETURNING id, tenant_id)
        INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, status, attempt)
@@ -73,14 +93,10 @@ describe('delivery statements: plans on the worker sessions', () => {
     );
   });
   afterAll(async () => {
+    young.release(true);
     await worker.close();
     await database.drop();
   });
-
-  const deliveryScans = (node: PlanNode): PlanNode[] => [
-    ...(node['Relation Name'] === 'webhook_deliveries' ? [node] : []),
-    ...(node.Plans ?? []).flatMap(deliveryScans),
-  ];
 
   it("opens its whole pool at start, every session set up after the options DATABASE_URL gives and the attempt's and the relay's statements prepared", async () => {
     const url = new URL(database.url);
@@ -128,7 +144,7 @@ describe('delivery statements: plans on the worker sessions', () => {
     }
   });
 
-  it('finds the candidate endpoints of a relay without walking a company’s deleted endpoints', async () => {
+  it('finds the candidate endpoints of a relay without reading an event again or walking a company’s deleted endpoints', async () => {
     const db = worker.get(DataSource);
     // A company that created and deleted 3,000 endpoints over time, and has one active one.
     await db.query(
@@ -136,67 +152,68 @@ describe('delivery statements: plans on the worker sessions', () => {
        SELECT tenant_id, id, 'old', 'https://receiver.example/old', '{fin.invoice.created}', '\\x00', 'disabled', 'user_deleted', now() - interval '2 days', now() - interval '1 day'
          FROM api_keys, generate_series(1, 3000) WHERE prefix = 'plans0000000'`,
     );
-    await db.query('ANALYZE webhook_endpoints');
-    const events: { id: string }[] = await db.query(
-      `INSERT INTO events (id, tenant_id, type, envelope) SELECT gen_random_uuid(), tenant_id, 'fin.invoice.created', '{}' FROM api_keys, generate_series(1, 20) WHERE prefix = 'plans0000000' RETURNING id`,
+    const events: { id: string; tenant_id: string; created_at: string; type: string }[] = await db.query(
+      `INSERT INTO events (id, tenant_id, type, envelope) SELECT gen_random_uuid(), tenant_id, 'fin.invoice.created', '{}' FROM api_keys, generate_series(1, 20) WHERE prefix = 'plans0000000'
+       RETURNING id, tenant_id, created_at::text AS created_at, type`,
     );
-    const pool = (db.driver as unknown as { master: Pool }).master;
-    const session = await pool.connect();
-    try {
-      const read = rowsRead(await explainPrepared(session, RELAY_CANDIDATES_SQL, [events.map((event) => event.id)], { analyze: true }), 'webhook_endpoints');
-      expect(read).toBeGreaterThan(0);
-      expect(read).toBeLessThan(100);
-    } finally {
-      session.release();
-    }
+    const batch = (['id', 'tenant_id', 'created_at', 'type'] as const).map((column) => events.map((event) => event[column]));
+    expect(await execute(young, 'candidates', batch)).toHaveLength(20);
+    const plan = await explain(young, 'candidates', batch, { analyze: true });
+    expect(rowsRead(plan, 'events')).toBe(0);
+    expect(rowsRead(plan, 'webhook_endpoints')).toBeGreaterThan(0);
+    expect(rowsRead(plan, 'webhook_endpoints')).toBeLessThan(100);
   });
 
   it("takes a relay's events from the companies after its cursor by a range of the index: another company's backlog is not walked", async () => {
-    const db = worker.get(DataSource);
-    const pool = (db.driver as unknown as { master: Pool }).master;
-    const session = await pool.connect();
+    // Uncommitted, so the running worker's relay never sees them.
+    await young.query('BEGIN');
     try {
-      // Uncommitted, so the running worker's relay never sees them.
-      await session.query('BEGIN');
       const tenants: { id: string }[] = (
-        await session.query(`INSERT INTO tenants (slug, name) SELECT 'plans-relay-' || n, 'Plans' FROM generate_series(1, 2) AS n RETURNING id`)
+        await young.query(`INSERT INTO tenants (slug, name) SELECT 'plans-relay-' || n, 'Plans' FROM generate_series(1, 2) AS n RETURNING id`)
       ).rows.sort((a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id));
       const [relayedLast, next] = tenants.map((tenant) => tenant.id);
       // The company relayed last has a backlog; the next one in id order has one event.
-      await session.query(
+      await young.query(
         `INSERT INTO events (id, tenant_id, type, envelope) SELECT gen_random_uuid(), $1, 'fin.invoice.created', '{}' FROM generate_series(1, 3000)`,
         [relayedLast],
       );
-      const [{ id: nextEvent }] = (await session.query(`INSERT INTO events (id, tenant_id, type, envelope) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}') RETURNING id`, [next])).rows;
-      expect((await session.query(RELAY_SQL.undispatched, [relayedLast, 1])).rows).toEqual([{ id: nextEvent, tenant_id: next }]);
-      const read = rowsRead(await explainPrepared(session, RELAY_SQL.undispatched, [relayedLast, 1], { analyze: true }), 'events');
+      const [{ id: nextEvent }] = (await young.query(`INSERT INTO events (id, tenant_id, type, envelope) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}') RETURNING id`, [next])).rows;
+      expect(await execute(young, 'undispatched', [relayedLast, 1])).toEqual([{ id: nextEvent, tenant_id: next, created_at: expect.any(String), type: 'fin.invoice.created' }]);
+      const read = rowsRead(await explain(young, 'undispatched', [relayedLast, 1], { analyze: true }), 'events');
       expect(read).toBeGreaterThan(0);
       expect(read).toBeLessThan(10);
     } finally {
-      await session.query('ROLLBACK').catch(() => undefined);
-      session.release();
+      await young.query('ROLLBACK');
+    }
+  });
+
+  it("creates a relay's deliveries and marks its events dispatched by primary key", async () => {
+    await young.query('BEGIN');
+    try {
+      const [{ id: eventId, tenant_id: tenantId }] = (
+        await young.query(`INSERT INTO events (id, tenant_id, type, envelope) SELECT gen_random_uuid(), tenant_id, 'fin.invoice.created', '{}' FROM api_keys WHERE prefix = 'plans0000000' RETURNING id, tenant_id`)
+      ).rows;
+      const [{ id: endpointId }] = (await young.query(`SELECT id FROM webhook_endpoints WHERE tenant_id = $1 AND status = 'active' LIMIT 1`, [tenantId])).rows;
+      const plan = await explain(young, 'dispatch', [[tenantId], [endpointId], [eventId], ['fin.invoice.created'], [CURRENT_API_VERSION], [false], [eventId]], { analyze: true });
+      expect(rowsRead(plan, 'events')).toBe(1);
+      expect((await young.query('SELECT dispatched_at IS NOT NULL AS dispatched FROM events WHERE id = $1', [eventId])).rows).toEqual([{ dispatched: true }]);
+    } finally {
+      await young.query('ROLLBACK');
     }
   });
 
   it('leases and records by primary key', async () => {
-    const pool = (worker.get(DataSource).driver as unknown as { master: Pool }).master;
-    const session = await pool.connect();
-    try {
-      expect((await session.query('SHOW enable_seqscan')).rows).toEqual([{ enable_seqscan: 'off' }]);
-      const ids = [randomUUID(), randomUUID()];
-      const tokens = [randomUUID(), randomUUID()];
-      const explain = async (sql: string, values: unknown[]) => deliveryScans(await explainPrepared(session, sql, values));
-
-      const lease = await explain(DELIVERY_SQL.lease, [ids, tokens, 20_000, 50]);
-      const none = ids.map(() => null);
-      const finish = await explain(DELIVERY_SQL.finish, [ids, tokens, ['delivered', 'delivered'], [1, 1], [new Date(), new Date()], [5, 5], [204, 204], none, ['', ''], none, [0, 0]]);
-      for (const scans of [lease, finish]) {
-        expect(scans.length).toBeGreaterThan(0);
-        for (const scan of scans) expect(scan).toMatchObject({ 'Node Type': expect.stringMatching(/^(Index Scan|Bitmap Heap Scan|ModifyTable)$/) });
-      }
-      expect(lease.map((scan) => scan['Index Name'] ?? scan.Plans?.[0]?.['Index Name']).filter(Boolean)).toContain('webhook_deliveries_pkey');
-    } finally {
-      session.release();
+    expect((await young.query('SHOW enable_seqscan')).rows).toEqual([{ enable_seqscan: 'off' }]);
+    const deliveryScans = (node: PlanNode): PlanNode[] => [...(node['Relation Name'] === 'webhook_deliveries' ? [node] : []), ...(node.Plans ?? []).flatMap(deliveryScans)];
+    const ids = [randomUUID(), randomUUID()];
+    const tokens = [randomUUID(), randomUUID()];
+    const none = ids.map(() => null);
+    const lease = deliveryScans(await explain(young, 'lease', [ids, tokens, 20_000, 50]));
+    const finish = deliveryScans(await explain(young, 'finish', [ids, tokens, ['delivered', 'delivered'], [1, 1], [new Date(), new Date()], [5, 5], [204, 204], none, ['', ''], none, [0, 0]]));
+    for (const scans of [lease, finish]) {
+      expect(scans.length).toBeGreaterThan(0);
+      for (const scan of scans) expect(scan).toMatchObject({ 'Node Type': expect.stringMatching(/^(Index Scan|Bitmap Heap Scan|ModifyTable)$/) });
     }
+    expect(lease.map((scan) => scan['Index Name'] ?? scan.Plans?.[0]?.['Index Name']).filter(Boolean)).toContain('webhook_deliveries_pkey');
   });
 });

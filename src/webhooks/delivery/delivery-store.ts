@@ -155,22 +155,27 @@ const SUBSCRIBED_AT_EVENT = `(CASE WHEN w.event_types_changed_at IS NULL OR w.ev
  * company created before it, subscribed to it and active at its time, with their owning key. The relay
  * asks twice, for the active endpoints and for the others that changed status since the event
  * (and so since the batch's oldest event: a range of their partial index), so that no company's
- * deleted endpoints are walked.
+ * deleted endpoints are walked. The events come as arrays of the columns the relay locked them
+ * with (RELAY_SQL.undispatched), not as ids to look up again: the statement's plan, made once per
+ * connection, then never depends on how many events the table held when it was made.
  */
 const candidatesAmong = (which: string) => `
   SELECT e.id AS event_id, e.created_at AS event_created_at, e.type AS event_type, e.tenant_id,
          w.id AS endpoint_id, 'active' AS endpoint_status, w.pii_enabled, w.pinned_version,
          k.scopes, k.revoked_at, k.expires_at, k.deleted_at, t.active AS tenant_active
-    FROM events e
+    FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::text[]) AS e(id, tenant_id, created_at, type)
     JOIN tenants t ON t.id = e.tenant_id
     JOIN webhook_endpoints w ON w.tenant_id = e.tenant_id AND ${which} AND w.created_at < e.created_at AND ${SUBSCRIBED_AT_EVENT}
     LEFT JOIN api_keys k ON k.id = w.api_key_id AND k.tenant_id = w.tenant_id
-   WHERE e.id = ANY ($1::uuid[]) AND ${ACTIVE_AT_EVENT}`;
+   WHERE ${ACTIVE_AT_EVENT}`;
 
-/** The candidates of the events `$1`, oldest event first (exported for the test that reads its plan). */
+/**
+ * The candidates of the events whose ids, companies, times and types are `$1`-`$4`, oldest event
+ * first (exported for the test that reads its plan).
+ */
 export const RELAY_CANDIDATES_SQL = `${candidatesAmong(`w.status = 'active'`)}
   UNION ALL
-  ${candidatesAmong(`w.status <> 'active' AND w.status_changed_at > e.created_at AND w.status_changed_at > (SELECT min(b.created_at) FROM events b WHERE b.id = ANY ($1::uuid[]))`)}
+  ${candidatesAmong(`w.status <> 'active' AND w.status_changed_at > e.created_at AND w.status_changed_at > (SELECT min(c) FROM unnest($3::timestamptz[]) AS c)`)}
   ORDER BY event_created_at, event_id`;
 
 /**
@@ -188,8 +193,8 @@ const NO_COMPANY = '00000000-0000-0000-0000-000000000000';
  */
 export const RELAY_SQL = {
   /**
-   * Up to `$2` undispatched events, locked, company by company in id order, each company's
-   * oldest first: the companies above `$1` first, then from the first company up to `$1`
+   * Up to `$2` undispatched events, locked, with their company, time and type, company by company
+   * in id order, each company's oldest first: the companies above `$1` first, then from the first company up to `$1`
    * (wrapping around). The companies are found one index probe at a time (a skip scan), and the
    * second part is read only if the first leaves room, so only as many companies as the events
    * taken need are visited.
@@ -209,9 +214,10 @@ export const RELAY_SQL = {
        UNION ALL
        SELECT tenant_id FROM up_to WHERE tenant_id IS NOT NULL
      )
-     SELECT taken.id, company.tenant_id FROM company
+     SELECT taken.id, company.tenant_id, taken.created_at, taken.type FROM company
       CROSS JOIN LATERAL (
-        SELECT id FROM events
+        -- The time as text: exact to the microsecond when it comes back as a parameter (a Date is not).
+        SELECT id, created_at::text AS created_at, type FROM events
          WHERE tenant_id = company.tenant_id AND dispatched_at IS NULL
          ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
       ) AS taken
@@ -308,7 +314,7 @@ export class DeliveryStore implements OnModuleInit {
           await client.query({ name: LEASE_STATEMENT, text: DELIVERY_SQL.lease, values: this.leaseParameters([]) });
           await client.query({ name: FINISH_STATEMENT, text: DELIVERY_SQL.finish, values: this.finishParameters([]) });
           await client.query({ name: RELAY_STATEMENTS.undispatched, text: RELAY_SQL.undispatched, values: [NO_COMPANY, 0] });
-          await client.query({ name: RELAY_STATEMENTS.candidates, text: RELAY_CANDIDATES_SQL, values: [[]] });
+          await client.query({ name: RELAY_STATEMENTS.candidates, text: RELAY_CANDIDATES_SQL, values: [[], [], [], []] });
           await client.query({ name: RELAY_STATEMENTS.dispatch, text: RELAY_SQL.dispatch, values: [[], [], [], [], [], [], []] });
         }),
       );
@@ -415,11 +421,16 @@ export class DeliveryStore implements OnModuleInit {
     took: (lastTenantId: string) => void,
   ): Promise<{ taken: number; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
     return this.dataSource.transaction(async (manager) => {
-      const events = await hotQueryIn<{ id: string; tenant_id: string }>(manager, RELAY_STATEMENTS.undispatched, RELAY_SQL.undispatched, [after ?? NO_COMPANY, RELAY_BATCH]);
+      const events = await hotQueryIn<{ id: string; tenant_id: string; created_at: string; type: string }>(manager, RELAY_STATEMENTS.undispatched, RELAY_SQL.undispatched, [after ?? NO_COMPANY, RELAY_BATCH]);
       if (events.length === 0) return { taken: 0, deliveries: [], paused: new Map() };
       took(events.at(-1)!.tenant_id);
       const ids = events.map((event) => event.id);
-      const candidates = await hotQueryIn<RelayCandidate>(manager, RELAY_STATEMENTS.candidates, RELAY_CANDIDATES_SQL, [ids]);
+      const candidates = await hotQueryIn<RelayCandidate>(manager, RELAY_STATEMENTS.candidates, RELAY_CANDIDATES_SQL, [
+        ids,
+        events.map((event) => event.tenant_id),
+        events.map((event) => event.created_at),
+        events.map((event) => event.type),
+      ]);
       const { deliveries: rows, paused } = decide(candidates);
       for (const [endpointId, reason] of paused) await manager.query(PAUSE_FOR_KEY_SQL, [endpointId, reason]);
       const deliveries = await hotQueryIn<DeliveryRef>(manager, RELAY_STATEMENTS.dispatch, RELAY_SQL.dispatch, [
