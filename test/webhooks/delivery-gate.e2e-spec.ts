@@ -241,6 +241,16 @@ describe('delivery gate (Redis)', () => {
       const some = await b.offer(deliveries(1), 10, T0 + 2);
       expect(some.grants).toHaveLength(1);
       expect(await a.backlog(endpoint)).toEqual({ waiting: 3, inFlight: 3 });
+
+      // An endpoint held back by a Retry-After: an offer that takes learns when it is due and wakes
+      // no one; one that takes nothing (an API replay, a retry put back) wakes the workers as before.
+      const held = randomUUID();
+      const [grant] = (await a.offer([{ endpointId: held, deliveryId: randomUUID() }], 1, T0 + 3)).grants;
+      await a.release([{ ...grant, verdict: 'up', holdUntilMs: T0 + 60_000 }], 0, T0 + 4);
+      expect(await a.offer([{ endpointId: held, deliveryId: randomUUID() }], 10, T0 + 5)).toMatchObject({ added: 1, grants: [] });
+      await a.offer([{ endpointId: held, deliveryId: randomUUID() }], 0, T0 + 6);
+      await waitFor(async () => messages.length > 1, 5000, 'the wake-up for the offer that took nothing');
+      expect(messages).toHaveLength(2);
     } finally {
       listener.disconnect();
     }

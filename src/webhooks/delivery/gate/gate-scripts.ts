@@ -154,7 +154,8 @@ end
  * waiting keeps the earlier of its due times (a retry-now brings it forward, an offer of a later
  * time changes nothing). Reschedules the endpoints, then takes up to `want` slots for the caller
  * as take does: a worker offering what it just relayed takes its own deliveries in the same round
- * trip. Tells the workers when something is due now that the caller left. Returns how many were
+ * trip. Tells the workers when something is due now (with `want` > 0, only when the caller left
+ * something that can be taken now). Returns how many were
  * added, { {endpoint, delivery, probe}... } granted, { {endpoint, new state}... } and the next
  * score or false, as take does.
  */
@@ -176,7 +177,9 @@ local changes = {}
 local granted = {}
 if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes) end
 local next_at = next_score()
-if due_now and next_at and tonumber(next_at) <= now then redis.call('PUBLISH', P .. ':wake', '1') end
+-- A caller that took learned when the next delivery is due: the others are woken only for one
+-- that is due now and it left.
+if due_now and (want == 0 or (next_at and tonumber(next_at) <= now)) then redis.call('PUBLISH', P .. ':wake', '1') end
 return { added, granted, changes, next_at }
 `;
 
