@@ -185,11 +185,11 @@ export const RELAY_CANDIDATES_SQL = `${candidatesAmong(`w.status = 'active'`)}
 const NO_COMPANY = '00000000-0000-0000-0000-000000000000';
 
 /**
- * A relay transaction's statements besides the candidates, prepared on each worker session as
- * RELAY_STATEMENTS names them: at a few events a second, parsing and planning the candidates'
- * statement afresh was 2 of the 8 ms from an event's commit to its arrival. Prepared, PostgreSQL
- * may keep a generic plan, so no condition tests whether a parameter is null (that makes the
- * bound a filter instead of a range of the index): the cursor is always a company id.
+ * The relay transaction's other statements, prepared on each worker session as RELAY_STATEMENTS
+ * names them, as the candidates are (sent unnamed, parsing and planning the candidates afresh was
+ * 2 of the 8 ms from an event's commit to its arrival). Their plans are generic (see
+ * DeliveryStore), so no condition tests whether a parameter is null (that makes the bound a
+ * filter instead of a range of the index): the cursor is always a company id.
  */
 export const RELAY_SQL = {
   /**
@@ -276,7 +276,7 @@ export interface DeliveryRef {
  * And with `plan_cache_mode = force_generic_plan`: the prepared statements (the attempt's and the
  * relay's) are planned once per connection. Left to choose, PostgreSQL planned the relay's
  * candidates afresh at every run (its custom plan for one event looks cheaper than the generic
- * one), about 1 ms of a relay transaction that takes an event to its deliveries in 3. The generic
+ * one), about 1 ms of a relay transaction that took an event to its deliveries in 3.5. The generic
  * plans are the same index lookups whatever the ids (test/webhooks/delivery-plans.e2e-spec.ts).
  * Statements sent without a name are planned for their parameters as before.
  *

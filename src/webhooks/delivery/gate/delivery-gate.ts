@@ -40,16 +40,23 @@ export interface SlotRelease {
   holdUntilMs: number | null;
 }
 
-/** What a take or a release grants: the slots, the circuits that changed state, and when the next waiting delivery is due (epoch ms), if any. */
+/** What a take, a release or an offer grants: the slots, the circuits that changed state, and when the next waiting delivery is due (epoch ms), if any. */
 export interface Taken {
   grants: Grant[];
   changes: CircuitChange[];
   nextAtMs: number | null;
 }
 
-const grantsOf = (rows: [string, string, number][]): Grant[] => rows.map(([endpointId, deliveryId, probe]) => ({ endpointId, deliveryId, probe: probe === 1 }));
-const changesOf = (rows: [string, CircuitState][]): CircuitChange[] => rows.map(([endpointId, state]) => ({ endpointId, state }));
-const nextAtOf = (score: string | null): number | null => (score === null ? null : Number(score));
+/** A script's answer to a take: the grants, the circuit changes and the next score (see gate-scripts.ts). */
+type TakeReply = [[string, string, number][], [string, CircuitState][], string | null];
+
+/** Adds one script call's answer to `taken`; the last call's next due time stands. */
+function addTaken(taken: Taken, [grants, changes, nextAt]: TakeReply): Taken {
+  taken.grants.push(...grants.map(([endpointId, deliveryId, probe]) => ({ endpointId, deliveryId, probe: probe === 1 })));
+  taken.changes.push(...changes.map(([endpointId, state]) => ({ endpointId, state })));
+  taken.nextAtMs = nextAt === null ? null : Number(nextAt);
+  return taken;
+}
 
 /** How long a slot outlives the receiver timeout before it counts as left behind by a dead worker. */
 const SLOT_MARGIN_MS = 10_000;
@@ -59,9 +66,9 @@ const COMMAND_TIMEOUT_MS = 2000;
 const CHUNK = 1000;
 
 type GateCommands = {
-  ohGateEnqueue(...args: (string | number)[]): Promise<[number, [string, string, number][], [string, CircuitState][], string | null]>;
-  ohGateTake(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
-  ohGateRelease(...args: (string | number)[]): Promise<[[string, string, number][], [string, CircuitState][], string | null]>;
+  ohGateEnqueue(...args: (string | number)[]): Promise<[number, ...TakeReply]>;
+  ohGateTake(...args: (string | number)[]): Promise<TakeReply>;
+  ohGateRelease(...args: (string | number)[]): Promise<TakeReply>;
   ohGateForget(...args: (string | number)[]): Promise<number>;
 };
 
@@ -133,19 +140,16 @@ export class DeliveryGate implements OnApplicationShutdown {
     for (let start = 0; start < deliveries.length; start += CHUNK) {
       const last = start + CHUNK >= deliveries.length;
       const args = deliveries.slice(start, start + CHUNK).flatMap((delivery) => [delivery.endpointId, delivery.deliveryId, Math.round(delivery.dueMs ?? now)]);
-      const [added, grants, changes, nextAt] = await this.redis.ohGateEnqueue(this.prefix, now, this.cap, last ? want : 0, this.cap, this.slotTtlMs, ...args);
+      const [added, ...taken] = await this.redis.ohGateEnqueue(this.prefix, now, this.cap, last ? want : 0, this.cap, this.slotTtlMs, ...args);
       result.added += added;
-      result.grants.push(...grantsOf(grants));
-      result.changes.push(...changesOf(changes));
-      result.nextAtMs = nextAtOf(nextAt);
+      addTaken(result, taken);
     }
     return result;
   }
 
   /** Grants up to `want` slots, endpoints served in turn; says when the next waiting delivery is due (epoch ms), if any. */
   async take(want: number, now = Date.now()): Promise<Taken> {
-    const [grants, changes, nextAt] = await this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs);
-    return { grants: grantsOf(grants), changes: changesOf(changes), nextAtMs: nextAtOf(nextAt) };
+    return addTaken({ grants: [], changes: [], nextAtMs: null }, await this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs));
   }
 
   /**
@@ -159,7 +163,7 @@ export class DeliveryGate implements OnApplicationShutdown {
     for (let start = 0; start < releases.length; start += CHUNK) {
       const last = start + CHUNK >= releases.length;
       const args = releases.slice(start, start + CHUNK).flatMap((release) => [release.endpointId, release.deliveryId, release.verdict, release.holdUntilMs ?? 0]);
-      const [grants, changes, nextAt] = await this.redis.ohGateRelease(
+      const taken = await this.redis.ohGateRelease(
         this.prefix,
         now,
         this.cap,
@@ -171,9 +175,7 @@ export class DeliveryGate implements OnApplicationShutdown {
         this.slotTtlMs,
         ...args,
       );
-      result.grants.push(...grantsOf(grants));
-      result.changes.push(...changesOf(changes));
-      result.nextAtMs = nextAtOf(nextAt);
+      addTaken(result, taken);
     }
     return result;
   }

@@ -155,9 +155,8 @@ end
  * time changes nothing). Reschedules the endpoints, then takes up to `want` slots for the caller
  * as take does: a worker offering what it just relayed takes its own deliveries in the same round
  * trip. Tells the workers when something is due now (with `want` > 0, only when the caller left
- * something that can be taken now). Returns how many were
- * added, { {endpoint, delivery, probe}... } granted, { {endpoint, new state}... } and the next
- * score or false, as take does.
+ * something that can be taken now). Returns how many were added, { {endpoint, delivery, probe}... }
+ * granted, { {endpoint, new state}... } and the next score or false, as take does.
  */
 export const ENQUEUE = `${COMMON}
 local cap, want, quantum, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
