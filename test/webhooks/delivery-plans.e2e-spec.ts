@@ -3,6 +3,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { CURRENT_API_VERSION } from '../../src/platform/versioning/api-version.js';
+import { STREAK_SQL } from '../../src/webhooks/delivery/auto-disable.service.js';
 import { DELIVERY_SQL, RELAY_CANDIDATES_SQL, RELAY_SQL } from '../../src/webhooks/delivery/delivery-store.js';
 import { deliveryEnv, isolatedDatabase } from '../support/deliveries.js';
 import { startWorker } from '../support/worker.js';
@@ -26,6 +27,7 @@ const STATEMENTS: Record<string, { sql: string; empty: unknown[] }> = {
   undispatched: { sql: RELAY_SQL.undispatched, empty: ['00000000-0000-0000-0000-000000000000', 0] },
   candidates: { sql: RELAY_CANDIDATES_SQL, empty: [[], [], [], []] },
   dispatch: { sql: RELAY_SQL.dispatch, empty: Array.from({ length: 7 }, () => []) },
+  streak: { sql: STREAK_SQL, empty: ['00000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-000000000000', 0, 0] },
 };
 
 /** A value written as a literal: EXECUTE takes no bind parameters. */
@@ -52,9 +54,9 @@ const rowsRead = (node: PlanNode, table: string): number =>
   (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
 
 /**
- * The plans of the worker's prepared statements (an attempt's two, a relay's three) as its own
- * sessions run them: generic, made once per connection, when the pool opens. On a new
- * deployment that is while the tables are empty, and the plan stays for the connection's life
+ * The plans of the worker's prepared statements (an attempt's two, a relay's three, the failure
+ * streak auto-disable reads) as its own sessions run them: generic, made once per connection,
+ * when the pool opens. On a new deployment that is while the tables are empty, and the plan stays for the connection's life
  * (autovacuum off here, as in the minutes before its first look). So the statements are prepared
  * and run once on a worker session before any row exists, as the worker does at start, and
  * explained once the tables hold thousands of rows: index lookups, never a scan of a table or of
@@ -98,7 +100,7 @@ describe('delivery statements: plans on the worker sessions', () => {
     await database.drop();
   });
 
-  it("opens its whole pool at start, every session set up after the options DATABASE_URL gives and the attempt's and the relay's statements prepared", async () => {
+  it("opens its whole pool at start, every session set up after the options DATABASE_URL gives and the attempt's, the relay's and auto-disable's statements prepared", async () => {
     const url = new URL(database.url);
     url.searchParams.set('options', '-c lock_timeout=12345');
     const other = await startWorker({ env: deliveryEnv('plans-options', url.toString()) });
@@ -119,7 +121,7 @@ describe('delivery statements: plans on the worker sessions', () => {
               plans: 'force_generic_plan',
               sync: 'off',
               timeout: '12345ms',
-              prepared: ['webhook-delivery-claim', 'webhook-delivery-finish', 'webhook-relay-candidates', 'webhook-relay-dispatch', 'webhook-relay-undispatched'],
+              prepared: ['webhook-delivery-claim', 'webhook-delivery-finish', 'webhook-endpoint-streak', 'webhook-relay-candidates', 'webhook-relay-dispatch', 'webhook-relay-undispatched'],
             },
           ]);
         }
@@ -197,6 +199,43 @@ describe('delivery statements: plans on the worker sessions', () => {
       const plan = await explain(young, 'dispatch', [[tenantId], [endpointId], [eventId], ['fin.invoice.created'], [CURRENT_API_VERSION], [false], [eventId]], { analyze: true });
       expect(rowsRead(plan, 'events')).toBe(1);
       expect((await young.query('SELECT dispatched_at IS NOT NULL AS dispatched FROM events WHERE id = $1', [eventId])).rows).toEqual([{ dispatched: true }]);
+    } finally {
+      await young.query('ROLLBACK');
+    }
+  });
+
+  it("judges an endpoint's failures from its own attempts, however many its company's other endpoints made", async () => {
+    await young.query('BEGIN');
+    try {
+      // The first endpoint answered 3,000 attempts; a second one of the same company failed 3.
+      await young.query(
+        `INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, endpoint_id, attempt, started_at, duration_ms, response_status)
+         SELECT tenant_id, id, endpoint_id, 1, now() - interval '1 minute', 5, 204 FROM webhook_deliveries LIMIT 3000`,
+      );
+      const [{ id: endpointId, tenant_id: tenantId }] = (
+        await young.query(
+          `INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, secret_ciphertext, created_at)
+           SELECT tenant_id, id, 'failing', 'https://receiver.example/failing', '{fin.invoice.created}', '\\x00', now() - interval '1 hour' FROM api_keys WHERE prefix = 'plans0000000'
+           RETURNING id, tenant_id`,
+        )
+      ).rows;
+      await young.query(
+        `WITH failed AS (
+           INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, status, attempt)
+           SELECT tenant_id, $1, event_id, event_type, api_version, false, 'dead', 1 FROM webhook_deliveries LIMIT 3 RETURNING id, tenant_id, endpoint_id)
+         INSERT INTO webhook_delivery_attempts (tenant_id, delivery_id, endpoint_id, attempt, started_at, duration_ms, error_kind)
+         SELECT tenant_id, id, endpoint_id, 1, clock_timestamp(), 5, 'timeout' FROM failed`,
+        [endpointId],
+      );
+      const values = [tenantId, endpointId, 3, 100];
+      expect(await execute(young, 'streak', values)).toEqual([expect.objectContaining({ recent: 3, n: 3, recent_all_gone: false, last_success_at: null })]);
+      const plan = await explain(young, 'streak', values, { analyze: true });
+      const read = rowsRead(plan, 'webhook_delivery_attempts');
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThan(50);
+      // The endpoint itself by primary key, not by a walk of its company's 3,000 others in another index.
+      const endpointScans = (node: PlanNode): PlanNode[] => [...(node['Relation Name'] === 'webhook_endpoints' ? [node] : []), ...(node.Plans ?? []).flatMap(endpointScans)];
+      expect(endpointScans(plan).map((scan) => scan['Index Name'])).toEqual(['webhook_endpoints_pkey']);
     } finally {
       await young.query('ROLLBACK');
     }

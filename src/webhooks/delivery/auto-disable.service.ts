@@ -24,6 +24,45 @@ interface Streak {
   active_since: string;
 }
 
+/**
+ * Where an endpoint's failures stand, in one statement, each part an index probe however long
+ * the endpoint has been failing: the last success comes from the partial index of successes,
+ * the streak's start is the first attempt after it, and the streak is counted only as far as the
+ * threshold it is compared with. A streak also starts again when the endpoint became active
+ * (created or resumed): resuming an auto-disabled endpoint gives it a new chance, not one more
+ * failure to lose it by.
+ *
+ * Prepared as STREAK_STATEMENT on every worker session at start (DeliveryStore): it runs when a
+ * receiver goes down, as its requests all time out at once. Sent unnamed, it was parsed and
+ * planned there, about 10 ms of PostgreSQL's time per endpoint under that load, on the cores
+ * every other company's relay and leases were waiting for (docs/benchmarks.md).
+ */
+export const STREAK_SQL = `WITH endpoint AS (
+     -- By primary key: the company is tested as a filter (NOT DISTINCT FROM is not an index
+     -- condition), or a plan made while the table was young walks the company's endpoints.
+     SELECT status_changed_at FROM webhook_endpoints WHERE id = $2 AND tenant_id IS NOT DISTINCT FROM $1
+   ), last_success AS (
+     SELECT started_at AS at FROM webhook_delivery_attempts
+      WHERE tenant_id = $1 AND endpoint_id = $2 AND response_status BETWEEN 200 AND 299
+      ORDER BY started_at DESC LIMIT 1
+   ), streak_start AS (
+     SELECT greatest(coalesce((SELECT at FROM last_success), '-infinity'), status_changed_at) AS at FROM endpoint
+   ), recent AS (
+     SELECT response_status FROM webhook_delivery_attempts
+      WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start) ORDER BY started_at DESC LIMIT $3
+   )
+   SELECT (SELECT count(*)::int FROM recent) AS recent,
+          (SELECT bool_and(response_status IS NOT DISTINCT FROM 410) FROM recent) AS recent_all_gone,
+          (SELECT count(*)::int FROM (
+             SELECT 1 FROM webhook_delivery_attempts
+              WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start) LIMIT $4
+          ) AS capped) AS n,
+          (SELECT min(started_at) FROM webhook_delivery_attempts
+            WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start)) AS since,
+          (SELECT at FROM last_success) AS last_success_at,
+          (SELECT to_char(status_changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') FROM endpoint) AS active_since`;
+export const STREAK_STATEMENT = 'webhook-endpoint-streak';
+
 type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failures' | 'auto_410_repeat' | 'auto_7_day_all_dead'>;
 
 /**
@@ -109,35 +148,7 @@ export class AutoDisable {
   /** Why the endpoint is to be disabled, if it is, with when it became active as read (text, to the microsecond). */
   private async reasonToDisable(scope: TenantScope, endpointId: string, now: Date, dead: boolean): Promise<{ reason: AutoDisableReason; activeSince: string } | null> {
     const config = this.config;
-    // One statement, each part an index probe however long the endpoint has been failing: the last
-    // success comes from the partial index of successes, the streak's start is the first attempt
-    // after it, and the streak is counted only as far as the threshold it is compared with. A
-    // streak also starts again when the endpoint became active (created or resumed): resuming an
-    // auto-disabled endpoint gives it a new chance, not one more failure to lose it by.
-    const [streak] = await scope.query<Streak>(
-      `WITH last_success AS (
-         SELECT started_at AS at FROM webhook_delivery_attempts
-          WHERE tenant_id = $1 AND endpoint_id = $2 AND response_status BETWEEN 200 AND 299
-          ORDER BY started_at DESC LIMIT 1
-       ), streak_start AS (
-         SELECT greatest(coalesce((SELECT at FROM last_success), '-infinity'), w.status_changed_at) AS at
-           FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.id = $2
-       ), recent AS (
-         SELECT response_status FROM webhook_delivery_attempts
-          WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start) ORDER BY started_at DESC LIMIT $3
-       )
-       SELECT (SELECT count(*)::int FROM recent) AS recent,
-              (SELECT bool_and(response_status IS NOT DISTINCT FROM 410) FROM recent) AS recent_all_gone,
-              (SELECT count(*)::int FROM (
-                 SELECT 1 FROM webhook_delivery_attempts
-                  WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start) LIMIT $4
-              ) AS capped) AS n,
-              (SELECT min(started_at) FROM webhook_delivery_attempts
-                WHERE tenant_id = $1 AND endpoint_id = $2 AND started_at > (SELECT at FROM streak_start)) AS since,
-              (SELECT at FROM last_success) AS last_success_at,
-              (SELECT to_char(w.status_changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') FROM webhook_endpoints w WHERE w.tenant_id = $1 AND w.id = $2) AS active_since`,
-      [endpointId, config.WEBHOOK_DISABLE_GONE_STREAK, config.WEBHOOK_DISABLE_CONSECUTIVE_FAILURES],
-    );
+    const [streak] = await scope.hotQuery<Streak>(STREAK_STATEMENT, STREAK_SQL, [endpointId, config.WEBHOOK_DISABLE_GONE_STREAK, config.WEBHOOK_DISABLE_CONSECUTIVE_FAILURES]);
     const reason = this.ruleMet(streak, now, dead);
     return reason === null ? null : { reason, activeSince: streak.active_since };
   }

@@ -7,6 +7,7 @@ import { withSessionSettings } from '../../platform/database/database.js';
 import { hotQuery, hotQueryIn } from '../../platform/database/hot-query.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
+import { STREAK_SQL, STREAK_STATEMENT } from './auto-disable.service.js';
 import { StatementBatcher } from './statement-batcher.js';
 import type { DeliveryErrorClass, DeliveryStatus } from './webhook-delivery.entity.js';
 import type { KeyColumns, KeyPauseReason } from './webhook-entitlement.js';
@@ -297,11 +298,12 @@ export class DeliveryStore implements OnModuleInit {
    * packet's `options`: no statement, no race with the first query); the ones already open,
    * such as the one TypeORM opened at start-up before this store existed, are set here.
    *
-   * The whole pool is opened now, and each connection prepares the attempt's two statements and
-   * the relay's three (run for no delivery and no event: nothing is leased, recorded or relayed). Opened later, a connection comes at
-   * the worst moment: when a dead receiver's requests all time out at once, the worker's demand
-   * for connections jumps, and each new one cost its caller a backend start and a first parse
-   * on cold catalog caches (about 10 ms), on the path of every other company's delivery.
+   * The whole pool is opened now, and each connection prepares the attempt's two statements, the
+   * relay's three and auto-disable's streak (run for no delivery, event or endpoint: nothing is
+   * leased, recorded, relayed or judged). Opened later, a connection comes at the worst moment:
+   * when a dead receiver's requests all time out at once, the worker's demand for connections
+   * jumps, and each new one cost its caller a backend start and a first parse on cold catalog
+   * caches (about 10 ms), on the path of every other company's delivery.
    */
   async onModuleInit(): Promise<void> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
@@ -316,6 +318,7 @@ export class DeliveryStore implements OnModuleInit {
           await client.query({ name: RELAY_STATEMENTS.undispatched, text: RELAY_SQL.undispatched, values: [NO_COMPANY, 0] });
           await client.query({ name: RELAY_STATEMENTS.candidates, text: RELAY_CANDIDATES_SQL, values: [[], [], [], []] });
           await client.query({ name: RELAY_STATEMENTS.dispatch, text: RELAY_SQL.dispatch, values: [[], [], [], [], [], [], []] });
+          await client.query({ name: STREAK_STATEMENT, text: STREAK_SQL, values: [NO_COMPANY, NO_COMPANY, 0, 0] });
         }),
       );
     } finally {
