@@ -56,12 +56,13 @@ const rowsRead = (node: PlanNode, table: string): number =>
 /**
  * The plans of the worker's prepared statements (an attempt's two, a relay's three, the failure
  * streak auto-disable reads) as its own sessions run them: generic, made once per connection,
- * when the pool opens. On a new deployment that is while the tables are empty, and the plan stays for the connection's life
- * (autovacuum off here, as in the minutes before its first look). So the statements are prepared
- * and run once on a worker session before any row exists, as the worker does at start, and
- * explained once the tables hold thousands of rows: index lookups, never a scan of a table or of
- * another company's rows. Plans made on such tables scanned every delivery per lease and outcome,
- * and read every event of the company per relay (see DeliveryStore).
+ * when the pool opens. On a new deployment that is while the tables are empty, and the plan
+ * stays for the connection's life (autovacuum off here, as in the minutes before its first
+ * look). So the statements are prepared and run once on a worker session before any row exists,
+ * as the worker does at start, and explained once the tables hold thousands of rows: index
+ * lookups, never a scan of a table or of another company's rows. Plans made on such tables
+ * scanned every delivery per lease and outcome, read every event of the company per relay (see
+ * DeliveryStore), and walked the company's endpoints per failure streak.
  */
 describe('delivery statements: plans on the worker sessions', () => {
   let database: Awaited<ReturnType<typeof isolatedDatabase>>;
