@@ -157,6 +157,31 @@ describe('auto-disable of failing endpoints (e2e)', () => {
     ]);
   });
 
+  it("judges an outage's failures arriving a few milliseconds apart in one round, not one each", async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/failing-apart') });
+    const autoDisable = worker.get(AutoDisable);
+    const judge = jest.spyOn(autoDisable as unknown as { judge: (...args: unknown[]) => Promise<unknown> }, 'judge');
+    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+    const fail = (seconds: number) => autoDisable.afterFailure(session.tenant.id, endpoint.id, at(seconds), false);
+    const mine = () => judge.mock.calls.filter((call) => call[1] === endpoint.id);
+
+    // After a quiet moment the first failure is judged at once.
+    await fail(1);
+    expect(mine()).toEqual([[session.tenant.id, endpoint.id, at(1), false]]);
+    // The receiver's other requests time out in the order they were sent: here 10 ms apart, each
+    // after the previous round has ended (the pause stands for the receiver, not for a wait on the service).
+    const failures: Promise<void>[] = [];
+    for (let second = 2; second <= 6; second++) {
+      failures.push(fail(second));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await Promise.all(failures);
+    expect(mine()).toEqual([
+      [session.tenant.id, endpoint.id, at(1), false],
+      [session.tenant.id, endpoint.id, at(6), false],
+    ]);
+  });
+
   it('auto_7_day_all_dead: a delivery dies and nothing was delivered for 7 days of attempts', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/dead') });
     await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');

@@ -63,6 +63,17 @@ export const STREAK_SQL = `WITH endpoint AS (
           (SELECT to_char(status_changed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') FROM endpoint) AS active_since`;
 export const STREAK_STATEMENT = 'webhook-endpoint-streak';
 
+/**
+ * A round of judgements that would start less than this after the previous one ended waits
+ * this long, so that the failures of one outage share it. A receiver's requests time out in
+ * the order they were sent, a few milliseconds apart, and each had its own round: 50 streak
+ * statements in the 300 ms after five hung endpoints' requests timed out, on the cores the other
+ * companies' relays were waiting for (docs/benchmarks.md, "The thirtieth session"). The rules
+ * count attempts over days, or three 410s in a row; a fifth of a second later changes none of
+ * their verdicts. A failure after a quiet moment is still judged at once.
+ */
+const JUDGEMENT_LINGER_MS = 200;
+
 type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failures' | 'auto_410_repeat' | 'auto_7_day_all_dead'>;
 
 /**
@@ -83,7 +94,7 @@ type AutoDisableReason = Extract<WebhookDisabledReason, 'auto_consecutive_failur
 @Injectable()
 export class AutoDisable {
   private readonly logger = new Logger(AutoDisable.name);
-  private readonly judgements = new StatementBatcher((failures: Failure[]) => this.judgeTogether(failures));
+  private readonly judgements = new StatementBatcher((failures: Failure[]) => this.judgeTogether(failures), 100, JUDGEMENT_LINGER_MS);
 
   constructor(
     @Inject(TenantData) private readonly data: TenantData,
@@ -95,7 +106,8 @@ export class AutoDisable {
    * Called after a failed attempt of the endpoint; `dead` when it was the delivery's last.
    * Failures arriving together (a receiver going down times out every request in flight to it
    * at once) are judged together: one round of judgements at a time, and the failures made
-   * meanwhile join the next, each endpoint judged once per round at its latest failure's time.
+   * meanwhile, or within JUDGEMENT_LINGER_MS of its end, join the next, each endpoint judged
+   * once per round at its latest failure's time.
    * One endpoint's outage thus takes one database connection at a time, not one per attempt,
    * and the other endpoints' leases and outcomes do not queue behind it.
    */
