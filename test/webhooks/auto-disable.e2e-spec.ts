@@ -36,6 +36,17 @@ describe('auto-disable of failing endpoints (e2e)', () => {
 
   const owner = () => ({ tenantId: session.tenant.id, apiKeyId: session.keyId });
   const stored = (id: string) => db.getRepository(WebhookEndpoint).findOneByOrFail({ id });
+  /** A failure's time: second `seconds` of a fixed day. */
+  const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
+  /** Reports the endpoint's failures to the worker's AutoDisable at `at(seconds)`, and reads back the judgements it made of the endpoint. */
+  const judgementsOf = (endpointId: string) => {
+    const autoDisable = worker.get(AutoDisable);
+    const judge = jest.spyOn(autoDisable as unknown as { judge: (...args: unknown[]) => Promise<unknown> }, 'judge');
+    return {
+      fail: (seconds: number, dead = false) => autoDisable.afterFailure(session.tenant.id, endpointId, at(seconds), dead),
+      judged: () => judge.mock.calls.filter((call) => call[1] === endpointId),
+    };
+  };
 
   it('auto_410_repeat: three attempts in a row answered 410', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/gone') });
@@ -136,22 +147,18 @@ describe('auto-disable of failing endpoints (e2e)', () => {
 
   it("judges one endpoint's failures together: one judgement at a time, one more after it for the failures it did not see", async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/failing') });
-    const autoDisable = worker.get(AutoDisable);
-    const judge = jest.spyOn(autoDisable as unknown as { judge: (...args: unknown[]) => Promise<unknown> }, 'judge');
-    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
-    const fail = (seconds: number, dead = false) => autoDisable.afterFailure(session.tenant.id, endpoint.id, at(seconds), dead);
-    const mine = () => judge.mock.calls.filter((call) => call[1] === endpoint.id);
+    const { fail, judged } = judgementsOf(endpoint.id);
 
     // A receiver going down: every attempt in flight to it fails at once.
     await Promise.all([fail(1), fail(3, true), fail(2)]);
-    expect(mine()).toEqual([[session.tenant.id, endpoint.id, at(3), true]]);
+    expect(judged()).toEqual([[session.tenant.id, endpoint.id, at(3), true]]);
 
     // Failures while a judgement runs wait for it and are judged together after it.
     const first = fail(4);
-    await waitFor(async () => mine().length === 2, 5000, 'the judgement to start');
+    await waitFor(async () => judged().length === 2, 5000, 'the judgement to start');
     const later = [fail(6), fail(5, true)];
     await Promise.all([first, ...later]);
-    expect(mine().slice(1)).toEqual([
+    expect(judged().slice(1)).toEqual([
       [session.tenant.id, endpoint.id, at(4), false],
       [session.tenant.id, endpoint.id, at(6), true],
     ]);
@@ -159,15 +166,11 @@ describe('auto-disable of failing endpoints (e2e)', () => {
 
   it("judges an outage's failures arriving a few milliseconds apart in one round, not one each", async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/failing-apart') });
-    const autoDisable = worker.get(AutoDisable);
-    const judge = jest.spyOn(autoDisable as unknown as { judge: (...args: unknown[]) => Promise<unknown> }, 'judge');
-    const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, seconds));
-    const fail = (seconds: number) => autoDisable.afterFailure(session.tenant.id, endpoint.id, at(seconds), false);
-    const mine = () => judge.mock.calls.filter((call) => call[1] === endpoint.id);
+    const { fail, judged } = judgementsOf(endpoint.id);
 
     // After a quiet moment the first failure is judged at once.
     await fail(1);
-    expect(mine()).toEqual([[session.tenant.id, endpoint.id, at(1), false]]);
+    expect(judged()).toEqual([[session.tenant.id, endpoint.id, at(1), false]]);
     // The receiver's other requests time out in the order they were sent: here 10 ms apart, each
     // after the previous round has ended (the pause stands for the receiver, not for a wait on the service).
     const failures: Promise<void>[] = [];
@@ -176,7 +179,7 @@ describe('auto-disable of failing endpoints (e2e)', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await Promise.all(failures);
-    expect(mine()).toEqual([
+    expect(judged()).toEqual([
       [session.tenant.id, endpoint.id, at(1), false],
       [session.tenant.id, endpoint.id, at(6), false],
     ]);
