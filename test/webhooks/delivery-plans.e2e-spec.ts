@@ -48,10 +48,12 @@ async function explain(session: PoolClient, name: string, values: unknown[], { a
   return rows[0]['QUERY PLAN'][0].Plan;
 }
 
+/** The plan's nodes that read `table`. */
+const scansOf = (node: PlanNode, table: string): PlanNode[] => [...(node['Relation Name'] === table ? [node] : []), ...(node.Plans ?? []).flatMap((child) => scansOf(child, table))];
+
 /** Rows a plan read from `table`: those it returned and those its filters removed, over all loops. */
 const rowsRead = (node: PlanNode, table: string): number =>
-  (node['Relation Name'] === table ? ((node['Actual Rows'] ?? 0) + (node['Rows Removed by Filter'] ?? 0)) * (node['Actual Loops'] ?? 1) : 0) +
-  (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, table), 0);
+  scansOf(node, table).reduce((sum, scan) => sum + ((scan['Actual Rows'] ?? 0) + (scan['Rows Removed by Filter'] ?? 0)) * (scan['Actual Loops'] ?? 1), 0);
 
 /**
  * The plans of the worker's prepared statements (an attempt's two, a relay's three, the failure
@@ -235,8 +237,7 @@ describe('delivery statements: plans on the worker sessions', () => {
       expect(read).toBeGreaterThan(0);
       expect(read).toBeLessThan(50);
       // The endpoint itself by primary key, not by a walk of its company's 3,000 others in another index.
-      const endpointScans = (node: PlanNode): PlanNode[] => [...(node['Relation Name'] === 'webhook_endpoints' ? [node] : []), ...(node.Plans ?? []).flatMap(endpointScans)];
-      expect(endpointScans(plan).map((scan) => scan['Index Name'])).toEqual(['webhook_endpoints_pkey']);
+      expect(scansOf(plan, 'webhook_endpoints').map((scan) => scan['Index Name'])).toEqual(['webhook_endpoints_pkey']);
     } finally {
       await young.query('ROLLBACK');
     }
@@ -244,12 +245,11 @@ describe('delivery statements: plans on the worker sessions', () => {
 
   it('leases and records by primary key', async () => {
     expect((await young.query('SHOW enable_seqscan')).rows).toEqual([{ enable_seqscan: 'off' }]);
-    const deliveryScans = (node: PlanNode): PlanNode[] => [...(node['Relation Name'] === 'webhook_deliveries' ? [node] : []), ...(node.Plans ?? []).flatMap(deliveryScans)];
     const ids = [randomUUID(), randomUUID()];
     const tokens = [randomUUID(), randomUUID()];
     const none = ids.map(() => null);
-    const lease = deliveryScans(await explain(young, 'lease', [ids, tokens, 20_000, 50]));
-    const finish = deliveryScans(await explain(young, 'finish', [ids, tokens, ['delivered', 'delivered'], [1, 1], [new Date(), new Date()], [5, 5], [204, 204], none, ['', ''], none, [0, 0]]));
+    const lease = scansOf(await explain(young, 'lease', [ids, tokens, 20_000, 50]), 'webhook_deliveries');
+    const finish = scansOf(await explain(young, 'finish', [ids, tokens, ['delivered', 'delivered'], [1, 1], [new Date(), new Date()], [5, 5], [204, 204], none, ['', ''], none, [0, 0]]), 'webhook_deliveries');
     for (const scans of [lease, finish]) {
       expect(scans.length).toBeGreaterThan(0);
       for (const scan of scans) expect(scan).toMatchObject({ 'Node Type': expect.stringMatching(/^(Index Scan|Bitmap Heap Scan|ModifyTable)$/) });
