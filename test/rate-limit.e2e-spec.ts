@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { startApi, type TestApi } from './support/api.js';
+import { openRedisMonitor } from './support/redis-monitor.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 import { waitFor } from './support/wait-for.js';
@@ -107,7 +108,7 @@ describe('general rate limit per API key (e2e)', () => {
     const readOnly = await session.newKey([Scope.FinInvoicesRead]);
     expect((await api.http.get('/v1/test_events').set('Authorization', readOnly.auth)).status).toBe(200);
     const counters = `${api.config.REDIS_PREFIX}:ratelimit:`;
-    const monitor = await new Redis(api.config.REDIS_URL).monitor();
+    const monitor = await openRedisMonitor(api.config.REDIS_URL);
     const calls: string[][] = [];
     // This company's calls (the run's other files share the prefix), and the marker; what a
     // script runs is shown too, from the source "lua".
