@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { startApi, type TestApi } from './support/api.js';
+import { inOneWindow } from './support/rate-limit-clock.js';
 import { createTenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 
@@ -63,21 +64,25 @@ describe('two API instances on one database and Redis (e2e)', () => {
     expect(rows).toEqual([{ state: 'completed', response_status: 201 }]);
   });
 
-  // The shared counters are shown on the 60-per-minute replay limit: a one-minute window is not
-  // crossed while a test runs, however slow the machine, so the counts are exact.
+  // The shared counters are shown on the 60-per-minute replay limit, with both instances' limiter
+  // clocks stopped in one minute: the counts are exact however slow the machine. (Running, the
+  // clocks once carried a burst across a minute's turn, and all 70 requests were served.)
   const replay = (api: TestApi, auth: string) => api.http.get('/v1/test_rate_limits/replay').set('Authorization', auth);
+  const inOneMinute = <T>(body: () => Promise<T>) => inOneWindow(instances.map((api) => api.app), Date.UTC(2026, 4, 16, 10, 15, 15, 250), body);
 
   it('counts one API key against one shared limit at both instances', async () => {
     const session = await createTenantSession(instances[0].app, { scopes: [Scope.WebhooksManage] });
     // Taking turns, each instance sees the requests the other one counted.
     const remaining: string[] = [];
-    for (let i = 0; i < 6; i += 1) remaining.push(/"webhook_replay";r=(\d+)/.exec((await replay(instances[i % 2], session.auth)).headers.ratelimit)![1]);
+    await inOneMinute(async () => {
+      for (let i = 0; i < 6; i += 1) remaining.push(/"webhook_replay";r=(\d+)/.exec((await replay(instances[i % 2], session.auth)).headers.ratelimit)![1]);
+    });
     expect(remaining).toEqual(['59', '58', '57', '56', '55', '54']);
   });
 
   it('refuses requests beyond the shared limit, whichever instance they reach', async () => {
     const session = await createTenantSession(instances[0].app, { scopes: [Scope.WebhooksManage] });
-    const answers = await spread(70, (api) => replay(api, session.auth));
+    const answers = await inOneMinute(() => spread(70, (api) => replay(api, session.auth)));
     // Counting per instance would have let all 70 through (35 per instance, under 60 each).
     expect(answers.filter((res) => res.status === 200)).toHaveLength(60);
     const refused = answers.filter((res) => res.status === 429);
