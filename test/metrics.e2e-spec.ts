@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { JobQueue } from '../src/platform/queue/job-queue.service.js';
-import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { JobName } from '../src/platform/queue/queue.types.js';
 import { startApi, type TestApi } from './support/api.js';
 import { isolatedDatabase } from './support/deliveries.js';
 import { listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
+import { inOneWindow } from './support/rate-limit-clock.js';
 import { tcpProxy, type TcpProxy } from './support/tcp-proxy.js';
 import { createTenantSession } from './support/tenant-session.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
@@ -44,18 +44,11 @@ describe('Prometheus metrics on GET /metrics of the API port (e2e)', () => {
     // Five at once against a limit of three per second, all in one window of the limiter's clock
     // (on a slow machine they could straddle a second's turn): two refused.
     const limited = await session.newKey([Scope.FinInvoicesWrite]);
-    const clock = api.app.get(RateLimiterService).clock;
-    const real = clock.now;
-    const pinned = Date.UTC(2026, 4, 16, 10, 15, 15, 250);
-    clock.now = () => pinned;
-    let refused = 0;
-    try {
-      const burst = await Promise.all(Array.from({ length: 5 }, () => api.http.get('/v1/test_events').set('Authorization', limited.auth)));
-      refused = burst.filter((res) => res.status === 429).length;
-      expect(refused).toBe(2);
-    } finally {
-      clock.now = real;
-    }
+    const burst = await inOneWindow(api.app, Date.UTC(2026, 4, 16, 10, 15, 15, 250), () =>
+      Promise.all(Array.from({ length: 5 }, () => api.http.get('/v1/test_events').set('Authorization', limited.auth))),
+    );
+    const refused = burst.filter((res) => res.status === 429).length;
+    expect(refused).toBe(2);
 
     const res = await api.http.get('/metrics');
     expect(res.status).toBe(200);

@@ -1,9 +1,9 @@
 import { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { RateLimiterService } from '../../src/platform/rate-limit/rate-limiter.service.js';
 import { startApi, type TestApi } from '../support/api.js';
 import { createEndpoint, deliveriesOf, deliveryEnv, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { inOneWindow } from '../support/rate-limit-clock.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { verifyStandard, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -31,17 +31,6 @@ describe('deliveries API and replays (e2e)', () => {
   const owner = () => ({ tenantId: session.tenant.id, apiKeyId: session.keyId });
   const get = (path: string, auth = session.auth) => api.http.get(path).set('Authorization', auth);
   const post = (path: string, auth = session.auth) => api.http.post(path).set('Authorization', auth);
-
-  /** Runs `body` with the rate limiter's clock stopped at `at`: every call in one window, however long they take. */
-  async function inOneWindow(at: number, body: () => Promise<void>): Promise<void> {
-    const clock = api.app.get(RateLimiterService).clock;
-    clock.now = () => at;
-    try {
-      await body();
-    } finally {
-      clock.now = () => Date.now();
-    }
-  }
 
   /** An endpoint with `count` deliveries that ended failed (gone). */
   async function endpointWithFailures(path: string, count: number, values: { eventTypes?: string[]; piiEnabled?: boolean } = {}) {
@@ -264,7 +253,7 @@ describe('deliveries API and replays (e2e)', () => {
   it('limits replay_failed to 5 calls per minute per key', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limited') });
     // All 6 calls in one minute window, however long they take.
-    await inOneWindow(Date.UTC(2026, 4, 16, 12, 15, 0, 500), async () => {
+    await inOneWindow(api.app, Date.UTC(2026, 4, 16, 12, 15, 0, 500), async () => {
       for (let i = 0; i < 5; i++) expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`)).status).toBe(202);
       const limited = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`);
       expect(limited.status).toBe(429);
@@ -276,7 +265,7 @@ describe('deliveries API and replays (e2e)', () => {
   it('counts no refused replay_failed call (409, 422), nor one answered from idempotency storage, against its limit: only those it runs', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/refused-limit') });
     const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
-    await inOneWindow(Date.UTC(2026, 4, 16, 11, 15, 0, 500), async () => {
+    await inOneWindow(api.app, Date.UTC(2026, 4, 16, 11, 15, 0, 500), async () => {
       await db.query(`UPDATE webhook_endpoints SET status = 'paused' WHERE id = $1`, [endpoint.id]);
       for (let i = 0; i < 3; i++) {
         const refused = await post(path);
@@ -300,7 +289,7 @@ describe('deliveries API and replays (e2e)', () => {
     const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
     const first = `first-${endpoint.id}`;
     const later = `later-${endpoint.id}`;
-    await inOneWindow(Date.UTC(2026, 4, 16, 14, 15, 0, 500), async () => {
+    await inOneWindow(api.app, Date.UTC(2026, 4, 16, 14, 15, 0, 500), async () => {
       expect((await post(path).set('Idempotency-Key', first)).status).toBe(202);
       for (let i = 0; i < 4; i++) expect((await post(path)).status).toBe(202);
       expect((await post(path)).status).toBe(429);
@@ -314,7 +303,7 @@ describe('deliveries API and replays (e2e)', () => {
       expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     });
     // The refused call kept no claim of its key: in the next window it runs.
-    await inOneWindow(Date.UTC(2026, 4, 16, 14, 16, 0, 500), async () => {
+    await inOneWindow(api.app, Date.UTC(2026, 4, 16, 14, 16, 0, 500), async () => {
       const ran = await post(path).set('Idempotency-Key', later);
       expect(ran.status).toBe(202);
       expect(ran.headers['idempotency-replayed']).toBeUndefined();
@@ -325,7 +314,7 @@ describe('deliveries API and replays (e2e)', () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limit-refused') });
     const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
     const pinned = Date.UTC(2026, 4, 16, 13, 15, 0, 500);
-    await inOneWindow(pinned, async () => {
+    await inOneWindow(api.app, pinned, async () => {
       for (let i = 0; i < 5; i++) expect((await post(path)).status).toBe(202);
       for (let i = 0; i < 3; i++) expect((await post(path)).status).toBe(429);
     });
@@ -345,7 +334,7 @@ describe('deliveries API and replays (e2e)', () => {
   it('limits single replays to 60 per minute per key', async () => {
     const { endpoint, rows } = await endpointWithFailures('/replay-limit', 1);
     // All 61 calls in one minute window, however long they take.
-    await inOneWindow(Date.UTC(2026, 4, 16, 10, 15, 0, 500), async () => {
+    await inOneWindow(api.app, Date.UTC(2026, 4, 16, 10, 15, 0, 500), async () => {
       const replay = () => post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${rows[0].id}/replay`);
       for (let i = 0; i < 60; i++) expect((await replay()).status).toBe(202);
       const limited = await replay();

@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { Scope } from '../../src/platform/catalog/scopes.js';
-import { RateLimiterService } from '../../src/platform/rate-limit/rate-limiter.service.js';
 import type { TestApi } from '../support/api.js';
 import { createEndpoint, deliveriesOf, type DeliveryFixture, publishEvents, settledDeliveries, startDeliveryFixture } from '../support/deliveries.js';
+import { inOneWindow } from '../support/rate-limit-clock.js';
 import { createTenantSession, type TenantSession } from '../support/tenant-session.js';
 import { verifyStandard, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { waitFor } from '../support/wait-for.js';
@@ -219,18 +219,13 @@ describe('subscriber tools (e2e)', () => {
       const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/limit') });
       await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
       const [done] = await settledDeliveries(api.app, endpoint.id, 1);
-      const clock = api.app.get(RateLimiterService).clock;
-      const pinned = Date.UTC(2026, 10, 24, 10, 15, 0, 500);
-      clock.now = () => pinned;
-      try {
+      await inOneWindow(api.app, Date.UTC(2026, 10, 24, 10, 15, 0, 500), async () => {
         for (let i = 0; i < 30; i++) expect((await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${done.id}/replay`)).status).toBe(202);
         for (let i = 0; i < 30; i++) expect((await post(`/v1/webhook_endpoints/${endpoint.id}/test_events`)).status).toBe(202);
         const limited = await post(`/v1/webhook_endpoints/${endpoint.id}/deliveries/${done.id}/retry`);
         expect(limited.status).toBe(429);
         expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-      } finally {
-        clock.now = () => Date.now();
-      }
+      });
       await settledDeliveries(api.app, endpoint.id, 61);
     }, 60_000);
   });
