@@ -2,6 +2,7 @@ import { ApiKeysService } from '../src/platform/auth/api-keys.service.js';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { TenantsService } from '../src/platform/tenancy/tenants.service.js';
 import { startApi, type TestApi } from './support/api.js';
+import { inOneWindow } from './support/rate-limit-clock.js';
 import { createTenantSession, type TenantSession } from './support/tenant-session.js';
 import { rawRequest } from './support/raw-http.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
@@ -125,24 +126,28 @@ describe('failed-authentication limit per client address (e2e)', () => {
     // The key is in use at the first instance (cached there), not at the second.
     expect((await attempt(0, session.auth)).status).toBe(200);
 
-    // Three failures, spread over both instances: each has seen at most two.
-    for (const index of [0, 1, 0]) expect((await attempt(index)).status).toBe(401);
-    const refused = await attempt(1);
-    expect(refused.status).toBe(429);
-    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(refused.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
-    expect(refused.headers['ratelimit-policy']).toBe('"auth_failures";q=3;w=60');
+    // Both instances' limiter clocks stopped in one minute: the failures are counted in one window
+    // however slow the machine (running, a minute's turn between them would start the count afresh).
+    await inOneWindow(instances.map((instance) => instance.app), Date.UTC(2026, 4, 16, 10, 15, 15, 250), async () => {
+      // Three failures, spread over both instances: each has seen at most two.
+      for (const index of [0, 1, 0]) expect((await attempt(index)).status).toBe(401);
+      const refused = await attempt(1);
+      expect(refused.status).toBe(429);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(refused.body.detail_key).toBe('errors.platform.rate_limit.exceeded');
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+      expect(refused.headers['ratelimit-policy']).toBe('"auth_failures";q=3;w=60');
 
-    // The instance that refused now refuses the address outright, a valid key it has not cached included.
-    expect((await attempt(1, session.auth)).status).toBe(429);
-    // The other instance learns of the block from the shared count on its next failure, and still
-    // serves the key in use there: another client's failures behind the same address (a shared
-    // NAT) do not lock its holder out. That key with a wrong secret is refused as blocked.
-    expect((await attempt(0)).status).toBe(429);
-    expect((await attempt(0, session.auth)).status).toBe(200);
-    const [prefix] = session.auth.replace('Bearer ', '').split('_').slice(2, 3);
-    expect((await attempt(0, `Bearer oh_live_${prefix}_${'B'.repeat(43)}`)).status).toBe(429);
+      // The instance that refused now refuses the address outright, a valid key it has not cached included.
+      expect((await attempt(1, session.auth)).status).toBe(429);
+      // The other instance learns of the block from the shared count on its next failure, and still
+      // serves the key in use there: another client's failures behind the same address (a shared
+      // NAT) do not lock its holder out. That key with a wrong secret is refused as blocked.
+      expect((await attempt(0)).status).toBe(429);
+      expect((await attempt(0, session.auth)).status).toBe(200);
+      const [prefix] = session.auth.replace('Bearer ', '').split('_').slice(2, 3);
+      expect((await attempt(0, `Bearer oh_live_${prefix}_${'B'.repeat(43)}`)).status).toBe(429);
+    });
   });
 });
