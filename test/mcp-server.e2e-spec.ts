@@ -7,8 +7,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { FEATURES, READ_RESOURCES } from '../src/app/features.js';
 import { COMPACT_TOOL_NAMES } from '../src/mcp/tool-names.js';
-import { RateLimiterService } from '../src/platform/rate-limit/rate-limiter.service.js';
 import { runCli } from './support/cli.js';
+import { inOneWindow } from './support/rate-limit-clock.js';
 import { waitFor } from './support/wait-for.js';
 import { credentials, legacyClient, modernClient, shortcut, startMcp, type TestMcp } from './support/mcp.js';
 
@@ -605,30 +605,30 @@ describe('agent-tool server (e2e)', () => {
   it("limits a company's tokens together: more tokens buy it no more of the server, other companies unaffected", async () => {
     const limited = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '3', MCP_TENANT_RATE_LIMIT_PER_MINUTE: '4' });
     // Another minute than the per-token test's, whose requests count in company A's window too.
-    const pinned = Date.UTC(2026, 4, 16, 11, 15, 15, 250);
-    limited.handle.context.get(RateLimiterService).clock.now = () => pinned;
     try {
-      const [first, second] = [await personWithToken('fin.invoices:read', '*'), await personWithToken('fin.invoices:read', '*')];
-      for (let sent = 0; sent < 3; sent += 1) expect((await shortcut(limited.base, '/tools/list', credentials(first.token, a.tenant.slug))).status).toBe(200);
-      const last = await shortcut(limited.base, '/tools/list', credentials(second.token, a.tenant.slug));
-      expect(last.status).toBe(200);
-      expect(last.headers.get('ratelimit-policy')).toBe('"mcp";q=3;w=60, "mcp_company";q=4;w=60');
-      expect(last.headers.get('ratelimit')).toMatch(/^"mcp";r=2;t=\d+, "mcp_company";r=0;t=\d+$/);
-      // Before: the second token had its own three, and six tokens six times the allowance.
-      const refused = await shortcut(limited.base, '/tools/list', credentials(second.token, a.tenant.slug));
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(refused.body).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded', detail: expect.stringContaining('At most 4 requests per minute per company') });
-      // Refused, it took nothing from the token's own window: its header and its count in Redis say one request used.
-      expect(refused.headers.get('ratelimit')).toMatch(/^"mcp";r=2;t=\d+, "mcp_company";r=0;t=\d+$/);
-      const redis = new Redis(process.env.REDIS_URL!);
-      try {
-        const [counter] = await redis.keys(`${process.env.REDIS_PREFIX}:ratelimit:mcp:${second.tokenId}:*`);
-        expect(await redis.get(counter)).toBe('1');
-      } finally {
-        redis.disconnect();
-      }
-      expect((await shortcut(limited.base, '/tools/list', credentials(b.mcp_token, b.tenant.slug))).status).toBe(200);
+      await inOneWindow(limited.handle.context, Date.UTC(2026, 4, 16, 11, 15, 15, 250), async () => {
+        const [first, second] = [await personWithToken('fin.invoices:read', '*'), await personWithToken('fin.invoices:read', '*')];
+        for (let sent = 0; sent < 3; sent += 1) expect((await shortcut(limited.base, '/tools/list', credentials(first.token, a.tenant.slug))).status).toBe(200);
+        const last = await shortcut(limited.base, '/tools/list', credentials(second.token, a.tenant.slug));
+        expect(last.status).toBe(200);
+        expect(last.headers.get('ratelimit-policy')).toBe('"mcp";q=3;w=60, "mcp_company";q=4;w=60');
+        expect(last.headers.get('ratelimit')).toMatch(/^"mcp";r=2;t=\d+, "mcp_company";r=0;t=\d+$/);
+        // Before: the second token had its own three, and six tokens six times the allowance.
+        const refused = await shortcut(limited.base, '/tools/list', credentials(second.token, a.tenant.slug));
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(refused.body).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded', detail: expect.stringContaining('At most 4 requests per minute per company') });
+        // Refused, it took nothing from the token's own window: its header and its count in Redis say one request used.
+        expect(refused.headers.get('ratelimit')).toMatch(/^"mcp";r=2;t=\d+, "mcp_company";r=0;t=\d+$/);
+        const redis = new Redis(process.env.REDIS_URL!);
+        try {
+          const [counter] = await redis.keys(`${process.env.REDIS_PREFIX}:ratelimit:mcp:${second.tokenId}:*`);
+          expect(await redis.get(counter)).toBe('1');
+        } finally {
+          redis.disconnect();
+        }
+        expect((await shortcut(limited.base, '/tools/list', credentials(b.mcp_token, b.tenant.slug))).status).toBe(200);
+      });
     } finally {
       await limited.close();
     }
@@ -637,66 +637,66 @@ describe('agent-tool server (e2e)', () => {
   it('limits requests per token: 429 with Retry-After on /mcp and on the shortcuts, other tokens unaffected', async () => {
     const limited = await startMcp({ MCP_RATE_LIMIT_PER_MINUTE: '2' });
     // All of this test's requests fall in one minute window, however long they take.
-    const pinned = Date.UTC(2026, 4, 16, 10, 15, 15, 250);
-    limited.handle.context.get(RateLimiterService).clock.now = () => pinned;
     try {
-      const person = await personWithToken('fin.invoices:read', '*');
-      const headers = credentials(person.token, a.tenant.slug);
-      expect((await shortcut(limited.base, '/tools/list', headers)).status).toBe(200);
-      expect((await shortcut(limited.base, '/tools/call', headers, { name: 'list_invoices', arguments: {} })).status).toBe(200);
-      const refused = await shortcut(limited.base, '/tools/call', headers, { name: 'list_invoices', arguments: {} });
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      expect(refused.body).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
-      const viaMcp = await fetch(`${limited.base}/mcp`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
-      });
-      expect(viaMcp.status).toBe(429);
-      expect(Number(viaMcp.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      const other = await personWithToken('fin.invoices:read', '*');
-      expect((await shortcut(limited.base, '/tools/list', credentials(other.token, a.tenant.slug))).status).toBe(200);
-
-      // A JSON-RPC batch (2025-03-26) counts each of its messages: two pings use up a token's two requests, and a batch of three runs none.
-      const batch = (token: string, size: number) =>
-        fetch(`${limited.base}/mcp`, {
+      await inOneWindow(limited.handle.context, Date.UTC(2026, 4, 16, 10, 15, 15, 250), async () => {
+        const person = await personWithToken('fin.invoices:read', '*');
+        const headers = credentials(person.token, a.tenant.slug);
+        expect((await shortcut(limited.base, '/tools/list', headers)).status).toBe(200);
+        expect((await shortcut(limited.base, '/tools/call', headers, { name: 'list_invoices', arguments: {} })).status).toBe(200);
+        const refused = await shortcut(limited.base, '/tools/call', headers, { name: 'list_invoices', arguments: {} });
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(refused.body).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
+        const viaMcp = await fetch(`${limited.base}/mcp`, {
           method: 'POST',
-          headers: { ...credentials(token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
-          body: JSON.stringify(Array.from({ length: size }, (_, n) => ({ jsonrpc: '2.0', id: n + 1, method: 'ping' }))),
+          headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
         });
-      const third = await personWithToken('fin.invoices:read', '*');
-      expect((await batch(third.token, 2)).status).toBe(200);
-      expect((await shortcut(limited.base, '/tools/list', credentials(third.token, a.tenant.slug))).status).toBe(429);
-      // A batch over what the minute has left is refused and takes none of it: the token's one remaining request still runs.
-      const fourth = await personWithToken('fin.invoices:read', '*');
-      expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
-      const overBudget = await batch(fourth.token, 2);
-      expect(overBudget.status).toBe(429);
-      // Its header counts what the batch leaves: one request, which the next call runs.
-      expect(overBudget.headers.get('ratelimit')).toMatch(/^"mcp";r=1;t=\d+, "mcp_company";r=\d+;t=\d+$/);
-      expect(await overBudget.json()).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
-      expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
-      expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(429);
-      // One larger than a minute's allowance could never run: refused as an invalid request (no Retry-After to wait for), counted as one request.
-      const fifth = await personWithToken('fin.invoices:read', '*');
-      const tooLarge = await batch(fifth.token, 3);
-      expect(tooLarge.status).toBe(400);
-      expect(tooLarge.headers.get('retry-after')).toBeNull();
-      expect(await tooLarge.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('more than the 2 a token may send per minute') } });
-      expect((await shortcut(limited.base, '/tools/list', credentials(fifth.token, a.tenant.slug))).status).toBe(200);
-      expect((await shortcut(limited.base, '/tools/list', credentials(fifth.token, a.tenant.slug))).status).toBe(429);
-      // A request counts before its body is read: bodies over 1 MiB use up the allowance like any other.
-      const sixth = await personWithToken('fin.invoices:read', '*');
-      for (let sent = 0; sent < 2; sent += 1) {
-        const oversized = await fetch(`${limited.base}/mcp`, {
-          method: 'POST',
-          headers: { ...credentials(sixth.token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-          body: `{"pad":"${'x'.repeat(1024 * 1024)}"}`,
-        }).catch(() => undefined);
-        if (oversized) expect(oversized.status).toBe(413);
-      }
-      expect((await shortcut(limited.base, '/tools/list', credentials(sixth.token, a.tenant.slug))).status).toBe(429);
+        expect(viaMcp.status).toBe(429);
+        expect(Number(viaMcp.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        const other = await personWithToken('fin.invoices:read', '*');
+        expect((await shortcut(limited.base, '/tools/list', credentials(other.token, a.tenant.slug))).status).toBe(200);
+
+        // A JSON-RPC batch (2025-03-26) counts each of its messages: two pings use up a token's two requests, and a batch of three runs none.
+        const batch = (token: string, size: number) =>
+          fetch(`${limited.base}/mcp`, {
+            method: 'POST',
+            headers: { ...credentials(token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+            body: JSON.stringify(Array.from({ length: size }, (_, n) => ({ jsonrpc: '2.0', id: n + 1, method: 'ping' }))),
+          });
+        const third = await personWithToken('fin.invoices:read', '*');
+        expect((await batch(third.token, 2)).status).toBe(200);
+        expect((await shortcut(limited.base, '/tools/list', credentials(third.token, a.tenant.slug))).status).toBe(429);
+        // A batch over what the minute has left is refused and takes none of it: the token's one remaining request still runs.
+        const fourth = await personWithToken('fin.invoices:read', '*');
+        expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
+        const overBudget = await batch(fourth.token, 2);
+        expect(overBudget.status).toBe(429);
+        // Its header counts what the batch leaves: one request, which the next call runs.
+        expect(overBudget.headers.get('ratelimit')).toMatch(/^"mcp";r=1;t=\d+, "mcp_company";r=\d+;t=\d+$/);
+        expect(await overBudget.json()).toMatchObject({ status: 429, detail_key: 'errors.platform.rate_limit.exceeded' });
+        expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(200);
+        expect((await shortcut(limited.base, '/tools/list', credentials(fourth.token, a.tenant.slug))).status).toBe(429);
+        // One larger than a minute's allowance could never run: refused as an invalid request (no Retry-After to wait for), counted as one request.
+        const fifth = await personWithToken('fin.invoices:read', '*');
+        const tooLarge = await batch(fifth.token, 3);
+        expect(tooLarge.status).toBe(400);
+        expect(tooLarge.headers.get('retry-after')).toBeNull();
+        expect(await tooLarge.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('more than the 2 a token may send per minute') } });
+        expect((await shortcut(limited.base, '/tools/list', credentials(fifth.token, a.tenant.slug))).status).toBe(200);
+        expect((await shortcut(limited.base, '/tools/list', credentials(fifth.token, a.tenant.slug))).status).toBe(429);
+        // A request counts before its body is read: bodies over 1 MiB use up the allowance like any other.
+        const sixth = await personWithToken('fin.invoices:read', '*');
+        for (let sent = 0; sent < 2; sent += 1) {
+          const oversized = await fetch(`${limited.base}/mcp`, {
+            method: 'POST',
+            headers: { ...credentials(sixth.token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            body: `{"pad":"${'x'.repeat(1024 * 1024)}"}`,
+          }).catch(() => undefined);
+          if (oversized) expect(oversized.status).toBe(413);
+        }
+        expect((await shortcut(limited.base, '/tools/list', credentials(sixth.token, a.tenant.slug))).status).toBe(429);
+      });
     } finally {
       await limited.close();
     }
