@@ -230,8 +230,7 @@ async function main() {
     const burst = Array.from({ length: BURST }, (_, n) => envelope(n));
     const workerCpuAtBurst = cpuMs(worker.pid);
     // The clock starts at the commit, as the header says: until then the worker cannot see the
-    // events, and the time their one insert takes is the bench's work, not the worker's (before
-    // the thirty-fourth session it was counted in: 230-260 ms of a burst's 4-5 s).
+    // events, and the time their one insert takes is the bench's work, not the worker's.
     const insertStart = Date.now();
     await commitEvents(db, tenantId, burst);
     const burstStart = Date.now();
