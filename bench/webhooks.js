@@ -179,8 +179,8 @@ async function commitEvents(db, tenantId, events) {
 async function baseline(url, secret, count) {
   const target = new URL(url);
   const pool = new Pool(target.origin);
-  const send = async (count) => {
-    const envelopes = Array.from({ length: count }, (_, n) => envelope(n));
+  const envelopesOf = (count) => Array.from({ length: count }, (_, n) => envelope(n));
+  const send = async (envelopes) => {
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
@@ -194,10 +194,12 @@ async function baseline(url, secret, count) {
       }),
     );
   };
-  await send(WARM_UP);
+  await send(envelopesOf(WARM_UP));
+  // Made before the clock starts, as the service's burst is committed before its clock starts.
+  const envelopes = envelopesOf(count);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  await send(count);
+  await send(envelopes);
   const seconds = (performance.now() - started) / 1000;
   const { user, system } = process.cpuUsage(cpuBefore);
   await pool.close();
