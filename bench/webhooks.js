@@ -164,6 +164,10 @@ function envelope(n) {
   return { id: randomUUID(), type: 'fin.invoice.created', created_at: new Date().toISOString(), data: { id: randomUUID(), number: null, total_minor: 1000 + n, currency: 'EUR' } };
 }
 
+function envelopes(count) {
+  return Array.from({ length: count }, (_, n) => envelope(n));
+}
+
 /** Commits `events` in one transaction (one multi-row INSERT). */
 async function commitEvents(db, tenantId, events) {
   await db.query(
@@ -179,13 +183,12 @@ async function commitEvents(db, tenantId, events) {
 async function baseline(url, secret, count) {
   const target = new URL(url);
   const pool = new Pool(target.origin);
-  const envelopesOf = (count) => Array.from({ length: count }, (_, n) => envelope(n));
-  const send = async (envelopes) => {
+  const send = async (batch) => {
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (next < envelopes.length) {
-          const event = envelopes[next++];
+        while (next < batch.length) {
+          const event = batch[next++];
           const body = renderEnvelope(event, CURRENT_API_VERSION);
           const headers = { 'content-type': 'application/json', 'idempotency-key': event.id, ...signWebhook([secret], event.id, Math.floor(Date.now() / 1000), body) };
           const answer = await pool.request({ method: 'POST', path: target.pathname, headers, body });
@@ -194,12 +197,12 @@ async function baseline(url, secret, count) {
       }),
     );
   };
-  await send(envelopesOf(WARM_UP));
+  await send(envelopes(WARM_UP));
   // Made before the clock starts, as the service's burst is committed before its clock starts.
-  const envelopes = envelopesOf(count);
+  const burst = envelopes(count);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
-  await send(envelopes);
+  await send(burst);
   const seconds = (performance.now() - started) / 1000;
   const { user, system } = process.cpuUsage(cpuBefore);
   await pool.close();
@@ -225,11 +228,11 @@ async function main() {
   const exited = once(worker, 'exit');
   try {
     // Warm-up: the worker is up, connected and its connection pool to the receiver is open.
-    await commitEvents(db, tenantId, Array.from({ length: WARM_UP }, (_, n) => envelope(n)));
+    await commitEvents(db, tenantId, envelopes(WARM_UP));
     await waitForCount(receiver, WARM_UP, 60_000);
     receiver.send('reset');
 
-    const burst = Array.from({ length: BURST }, (_, n) => envelope(n));
+    const burst = envelopes(BURST);
     const workerCpuAtBurst = cpuMs(worker.pid);
     // The clock starts at the commit, as the header says: until then the worker cannot see the
     // events, and the time their one insert takes is the bench's work, not the worker's.
