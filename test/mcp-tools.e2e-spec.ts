@@ -464,6 +464,22 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(await response.json()).toMatchObject({ detail_key: 'errors.common.validation.invalid_input', code: 'max_depth' });
     });
 
+    it('answers a message whose id is no string or number with -32600 and id null, never echoing the id, however deep', async () => {
+      // A 20,000-level array as id: the answer's JSON.stringify overflowed the stack, the connection closed with no answer.
+      const deepId = await rpc(`{"jsonrpc":"2.0","id":${'['.repeat(20_000)}${']'.repeat(20_000)},"method":"ping"}`);
+      // An object as id beside arguments this server refuses itself: it echoed the id with -32602.
+      const objectId = await rpc({ jsonrpc: '2.0', id: { a: 1 }, method: 'tools/call', params: { name: 'summarise', arguments: { area: 'x\u0000' } } });
+      const inBatch = await rpc([
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+        { jsonrpc: '2.0', id: [[1]], method: 'tools/call', params: { name: 'summarise', arguments: { area: 'finance' } } },
+      ]);
+      for (const answer of [deepId, objectId, inBatch]) {
+        expect(answer.status).toBe(400);
+        expect(answer.body).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: a message id must be a string or a number.' } });
+      }
+      expect((await rpc({ jsonrpc: '2.0', id: 'next', method: 'ping' })).body).toEqual({ jsonrpc: '2.0', id: 'next', result: {} });
+    });
+
     it.each(['__proto__', 'constructor'])('refuses an argument named %s, which a strict schema would take for a known one: invalid params on /mcp, 422 on /tools/call', async (name) => {
       const args = `{"limit":2,"${name}":{"polluted":true}}`;
       const onMcp = await rpc(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"search_records","arguments":${args}}}`);

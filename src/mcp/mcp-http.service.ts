@@ -200,6 +200,12 @@ export class McpHttpService {
       return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: PARSE_ERROR, message: 'Parse error: the body is not JSON in UTF-8.' } });
     }
     const messages = (Array.isArray(body) ? body : [body]) as Record<string, any>[];
+    // Refused before anything answers with it: the answers below echo ids, and a 20,000-level
+    // array as id overflowed the stack of the answer's JSON.stringify (the connection closed with
+    // no answer). JSON-RPC 2.0 answers a message it cannot read the id of with id null.
+    if (messages.some((message) => message !== null && typeof message === 'object' && !isRequestIdOrAbsent(message.id))) {
+      return this.json(response, 400, { jsonrpc: '2.0', id: null, error: { code: INVALID_REQUEST, message: 'Invalid Request: a message id must be a string or a number.' } });
+    }
     const id = messages.length === 1 && messages[0] !== null && typeof messages[0] === 'object' ? (messages[0].id ?? null) : null;
     // A refused request is answered with its JSON-RPC error; a refused batch with one for each of
     // its requests, an array as JSON-RPC 2.0 answers a batch. A notification is never answered, so
@@ -439,6 +445,11 @@ function initializeParams(params: unknown): boolean {
   const { protocolVersion, capabilities, clientInfo } = params as Record<string, unknown>;
   const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
   return typeof protocolVersion === 'string' && isObject(capabilities) && isObject(clientInfo) && typeof clientInfo.name === 'string' && typeof clientInfo.version === 'string';
+}
+
+/** A JSON-RPC id a request may carry: a string or a number; null or none, as a notification or an unknown id has. */
+function isRequestIdOrAbsent(id: unknown): boolean {
+  return id === undefined || id === null || typeof id === 'string' || typeof id === 'number';
 }
 
 /** The methods a route answers: a GET route answers HEAD too. */
