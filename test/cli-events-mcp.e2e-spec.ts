@@ -61,6 +61,8 @@ describe('admin CLI: event:emit and mcp-token:create (e2e)', () => {
       ['a number past a double', ['--type', 'fm.vehicle.created', '--data', '{"n":1e400}'], /holds a number that cannot be kept exactly \(Infinity\): write it as a string/],
       ['an integer past 2^53', ['--type', 'fm.vehicle.created', '--data', '{"a":{"n":12345678901234567890123}}'], /cannot be kept exactly/],
       ['missing data', ['--type', 'fm.vehicle.created'], /--data/],
+      // "Maximum call stack size exceeded" before: the exact-number check ran first, and recursively.
+      ['data nested 10,000 deep', ['--type', 'fm.vehicle.created', '--data', `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`], /is invalid\. The request body is nested deeper than 64 levels\.$/m],
     ])('fails with a message and writes nothing for %s', async (_, flags, message) => {
       const before = await eventCount();
       expectFailure(await runCli('event:emit', '--tenant', tenantId, ...flags), message);

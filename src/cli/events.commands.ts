@@ -25,14 +25,15 @@ function jsonObject(value: string): Record<string, unknown> {
     throw new InvalidArgumentError('not JSON');
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new InvalidArgumentError('not a JSON object');
-  // Published as given, so a number JSON.parse cannot keep (1e400 became null, a 23-digit integer another number) is refused.
-  const inexact = numbers(data).find((number) => !Number.isFinite(number) || (Number.isInteger(number) && !Number.isSafeInteger(number)));
-  if (inexact !== undefined) throw new InvalidArgumentError(`holds a number that cannot be kept exactly (${inexact}): write it as a string`);
+  // First: it bounds the depth, without recursion, for the recursive walk below.
   try {
     checkBody(data);
   } catch (error) {
     throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
   }
+  // Published as given, so a number JSON.parse cannot keep (1e400 became null, a 23-digit integer another number) is refused.
+  const inexact = numbers(data).find((number) => !Number.isFinite(number) || (Number.isInteger(number) && !Number.isSafeInteger(number)));
+  if (inexact !== undefined) throw new InvalidArgumentError(`holds a number that cannot be kept exactly (${inexact}): write it as a string`);
   return data as Record<string, unknown>;
 }
 
