@@ -593,6 +593,18 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       }
     });
 
+    it('refuses a tools/list cursor that is no string as invalid params, not an internal error, in either revision', async () => {
+      const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+      const refused = { code: -32602, message: 'Invalid params: cursor must be a string, the nextCursor of an earlier tools/list.', data: { field: 'cursor' } };
+      for (const cursor of [{}, 5, ['a']]) {
+        // -32603 with the SDK's schema error as its message, before.
+        expect((await rpc({ jsonrpc: '2.0', id: 12, method: 'tools/list', params: { cursor } })).body).toEqual({ jsonrpc: '2.0', id: 12, error: refused });
+        const modern = await rpc({ jsonrpc: '2.0', id: 13, method: 'tools/list', params: { cursor, _meta: meta } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+        expect(modern.body).toEqual({ jsonrpc: '2.0', id: 13, error: refused });
+      }
+      for (const cursor of ['any', null]) expect((await rpc({ jsonrpc: '2.0', id: 14, method: 'tools/list', params: { cursor } })).body.result.tools.length).toBeGreaterThan(0);
+    });
+
     it('refuses an unpaired surrogate in a search, naming the argument, on /mcp and /tools/call', async () => {
       const params = { name: 'search_records', arguments: { query: 'a\ud800' } };
       const onMcp = await rpc({ jsonrpc: '2.0', id: 5, method: 'tools/call', params });

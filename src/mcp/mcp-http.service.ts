@@ -280,6 +280,12 @@ export class McpHttpService {
       if (!modern && message?.method === 'initialize' && !initializeParams(message.params)) {
         return refuse({ code: INVALID_PARAMS, message: 'Invalid params: initialize takes protocolVersion (a string), capabilities (an object) and clientInfo {name, version}.' });
       }
+      // A null cursor is none, as null arguments are. The SDK answered a cursor of another type
+      // -32603, an internal error, with its schema's complaint as the message.
+      if (message?.method === 'tools/list' && message.params?.cursor === null) delete message.params.cursor;
+      if (message?.method === 'tools/list' && message.params?.cursor !== undefined && typeof message.params.cursor !== 'string') {
+        return refuse({ code: INVALID_PARAMS, message: 'Invalid params: cursor must be a string, the nextCursor of an earlier tools/list.', data: { field: 'cursor' } });
+      }
       if (message?.method === 'tools/call' && message.params?.arguments === null) delete message.params.arguments;
       if (message?.method === 'tools/call') this.tools.dropNullArguments(message.params?.arguments);
       const refused = message?.method === 'tools/call' ? this.tools.argumentsRefusal(message.params?.arguments) : undefined;
