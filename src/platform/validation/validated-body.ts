@@ -181,8 +181,8 @@ function inspect<T extends object>(dto: Type<T>, body: Record<string, unknown>, 
   const nested: Map<string, NestedList> = Reflect.getMetadata(NESTED, dto) ?? new Map();
   const instance = Object.create(dto.prototype) as T;
   Object.defineProperty(instance, VALIDATION_CONTEXT, { value: context });
-  // Past the listed ones, unknown members are only counted: a 1 MB body can hold 90,000, and a
-  // fault each cost 30-70 ms (docs/benchmarks.md).
+  // Past the listed ones, unknown members are only counted: a 1 MB body can hold 90,000, and
+  // making a fault of each of 60,000 cost 30-70 ms (docs/benchmarks.md).
   let unknown = 0;
   for (const key of Object.keys(body)) {
     if (members.includes(key)) {
