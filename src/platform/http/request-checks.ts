@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders } from 'node:http';
 import { format as formatContentType, parse as parseContentType } from 'content-type';
 import { DomainException } from '../errors/domain.exception.js';
+import { memberPath } from '../validation/member-path.js';
 
 /**
  * Deepest nesting of arrays and objects a request body may have. No body of this API needs
@@ -51,8 +52,8 @@ export function checkBody(body: unknown): void {
       for (let index = 0; index < value.length; index++) {
         const item: unknown = value[index];
         const fault = typeof item === 'string' ? unstorable(item) : undefined;
-        if (fault !== undefined) refuseUnstorable(fault, `${path}[${index}]`);
-        if (typeof item === 'object' && item !== null) pending.push([item, `${path}[${index}]`, depth + 1]);
+        if (fault !== undefined) refuseUnstorable(fault, memberPath(path, index));
+        if (typeof item === 'object' && item !== null) pending.push([item, memberPath(path, index), depth + 1]);
       }
       continue;
     }
@@ -64,8 +65,6 @@ export function checkBody(body: unknown): void {
     }
   }
 }
-
-const memberPath = (path: string, name: string) => (path === '' ? name : `${path}.${name}`);
 
 /** The kind of UNSTORABLE character `text` holds, if any. */
 function unstorable(text: string): keyof typeof UNSTORABLE_CHARACTERS | undefined {

@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { getMetadataStorage, ValidateBy, validateSync, type ValidationError, type ValidationOptions } from 'class-validator';
 import type { ErrorName } from '../catalog/errors.js';
 import { DomainException, type ProblemFieldError } from '../errors/domain.exception.js';
+import { memberPath } from './member-path.js';
 import { isUuid } from './uuid.pipe.js';
 
 /** How one kind of body fault is answered. */
@@ -116,12 +117,6 @@ function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `lines` + 0 → `lines[0]`; `` + `qty` → `qty`. */
-function memberPath(parent: string, member: string | number): string {
-  if (typeof member === 'number') return `${parent}[${member}]`;
-  return parent === '' ? member : `${parent}.${member}`;
-}
-
 interface DtoShape {
   /** The members the DTO declares, in declaration order (class-validator's registration order). */
   members: string[];
@@ -187,7 +182,10 @@ function inspect<T extends object>(dto: Type<T>, body: Record<string, unknown>, 
   for (const key of Object.keys(body)) {
     if (members.includes(key)) {
       Object.defineProperty(instance, key, { value: body[key], enumerable: true, writable: true, configurable: true });
-    } else if (unknown++ < LISTED_FAULTS) {
+      continue;
+    }
+    unknown += 1;
+    if (unknown <= LISTED_FAULTS) {
       const at = memberPath(path, key);
       out.push({ path: at, code: 'unknown_field', message: `${at} is not a known member`, problem: rules.unknownField ?? fallback });
     }
