@@ -60,6 +60,16 @@ describe('invoice writes with Idempotency-Key (e2e)', () => {
       expect(await invoices()).toBe(count);
     });
 
+    it('answers 409 body_mismatch when a number beyond the double range replaces a null', async () => {
+      const key = newKey();
+      const first = await post(key, fin.invoiceBody({ notes: null }));
+      expect(first.status).toBe(201);
+      const out = JSON.stringify(fin.invoiceBody({ notes: null })).replace('"notes":null', '"notes":1e999');
+      const res = await api.http.post('/v1/invoices').set('Authorization', session.auth).set('Idempotency-Key', key).set('Content-Type', 'application/json').send(out);
+      expectProblem(res, 409, 'errors.idempotency.body_mismatch');
+      expect(res.headers['idempotency-replayed']).toBeUndefined();
+    });
+
     it('runs concurrent requests with one key exactly once: one invoice row, one outbox event', async () => {
       const key = newKey();
       const body = fin.invoiceBody({ notes: 'concurrent' });

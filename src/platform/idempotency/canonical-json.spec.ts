@@ -27,6 +27,12 @@ describe('canonicalJson', () => {
     expect(canonicalJson(undefined)).toBe('null');
   });
 
+  it('writes a number beyond the double range as such, not as null', () => {
+    const body = JSON.parse('{"a":1e999,"b":-1e400,"c":null}');
+    expect(canonicalJson(body)).toBe('{"a":1e999,"b":-1e999,"c":null}');
+    expect(requestHash(JSON.parse('{"notes":1e999}'))).not.toBe(requestHash({ notes: null }));
+  });
+
   it('escapes names and strings as JSON does', () => {
     expect(canonicalJson({ 'a"b': 'line\nbreak', é: 'ü' })).toBe('{"a\\"b":"line\\nbreak","é":"ü"}');
   });

@@ -5,9 +5,13 @@ import { createHash } from 'node:crypto';
  * no whitespace, so two bodies that differ only in member order or spacing give the same text
  * (spec section 8 rule 3: "bodies are compared as JSON, key order ignored"). For values that
  * came out of JSON.parse this is the RFC 8785 canonical form. Array order is significant.
+ * JSON.parse reads a number beyond a double's range (`1e999`) as ±Infinity, which JSON.stringify
+ * would write as `null`: such a number is written `1e999` or `-1e999` instead, so a body holding
+ * one is not the same request as one holding null.
  */
 export function canonicalJson(value: unknown): string {
   if (value === undefined || value === null) return 'null';
+  if (value === Infinity || value === -Infinity) return value > 0 ? '1e999' : '-1e999';
   if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
   if (typeof value === 'object') {
     const members = Object.keys(value)
