@@ -209,6 +209,7 @@ function responseHeaders(config: AppConfig): Record<string, HeaderObject> {
       description:
         'What is left of each limit that applies (IETF draft-ietf-httpapi-ratelimit-headers): `r` requests remain until the window resets in `t` seconds. ' +
         'Every answer to a request counted against the limits carries it, a 429 of one of them included: one whose key was authenticated and holds the route\'s scope. ' +
+        'A 429 lists the limits counted up to the one that refused the request; those after it did not count it and are left out. ' +
         'Refusals before that carry none: 401, 403 `missing_scope` for the route, 404 `tenant_not_found`, a 429 of failed authentications, a body refused before authentication.',
       schema: { type: 'string' },
       example: `"default";r=${config.RATE_LIMIT_PER_SECOND - 1};t=1`,
