@@ -42,6 +42,10 @@ describe('normaliseTools', () => {
     expect(normaliseTools(['get_vehicles', 'get_record', 'summarise'], many)).toEqual(['get_vehicles', 'get_invoices', 'summarise_finance', 'summarise_fleet']);
   });
 
+  it("refuses the names of an object's inherited members as no tool", () => {
+    expect(() => normaliseTools(['list_invoices', 'constructor', 'toString', '__proto__'], grantable)).toThrow('unknown tools: constructor, toString, __proto__;');
+  });
+
   it.each([[[]], [['*', 'list_invoices']], [['Invoices']], [['list invoices']], [['-x']]])('refuses %j', (tools) => {
     expect(() => normaliseTools(tools, grantable)).toThrow();
   });

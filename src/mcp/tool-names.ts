@@ -14,8 +14,10 @@ export const COMPACT_TOOL_NAMES: readonly string[] = Object.keys(COMPACT_TOOLS);
 
 /** The tools of `grantable` a compact tool stands for (`list_records`: every `list_<resource>`); undefined for another name. */
 export function toolsStoodFor(name: string, grantable: readonly string[]): string[] | undefined {
-  const prefix = (COMPACT_TOOLS as Record<string, string>)[name];
-  return prefix === undefined ? undefined : grantable.filter((tool) => tool.startsWith(prefix));
+  // Own members only: `constructor` or `toString` would otherwise find Object's and stand for no tool.
+  if (!Object.hasOwn(COMPACT_TOOLS, name)) return undefined;
+  const prefix = COMPACT_TOOLS[name as keyof typeof COMPACT_TOOLS];
+  return grantable.filter((tool) => tool.startsWith(prefix));
 }
 
 /** The verbs of a resource's own tools, in the order they are listed. */
