@@ -391,6 +391,51 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(next.isError).toBeFalsy();
       expect(next.structuredContent.data[0].id).not.toBe(invoiceId);
     });
+
+    it('names the cut record in a merged result of several records', async () => {
+      // A payment the search finds beside the large invoice, small enough to be shown with it.
+      const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await db.connect();
+      let paymentId: string;
+      try {
+        const sql = `UPDATE payments SET status = 'failed', failure_reason = 'ÜÜÜÜ beside' WHERE id = (SELECT id FROM payments WHERE tenant_id = $1 AND refunded_at IS NULL ORDER BY created_at LIMIT 1) RETURNING id`;
+        [{ id: paymentId }] = (await db.query(sql, [demo.tenant.id])).rows;
+      } finally {
+        await db.end();
+      }
+      const result: any = await client.callTool({ name: 'search_records', arguments: { query: 'ÜÜÜÜ', fields: ['lines'] } });
+      expect(result.structuredContent.data.map((item: any) => [item.resource, item.id])).toEqual([
+        ['invoices', invoiceId],
+        ['payments', paymentId],
+      ]);
+      const [invoice] = result.structuredContent.data;
+      expect(invoice.line_count).toBe(500);
+      // Before, a cut was said only when the result held one record: this one read as the whole invoice.
+      expect(result.structuredContent.hint).toBe(
+        `Cut to fit the result size: invoices ${invoiceId}: lines holds the first ${invoice.lines.length} of line_count. Naming only the members you need in fields leaves them more room; no tool shows more of one record.`,
+      );
+    });
+
+    it('recent_changes across kinds shows no record older than one it left out', async () => {
+      // A small invoice changed after the large one: the invoices' page holds it alone (the large
+      // one after it does not fit), and every payment changed before both.
+      const api = await startApi();
+      let newest: string;
+      try {
+        const created = await api.http
+          .post('/v1/invoices')
+          .set('Authorization', `Bearer ${demo.keys.finance_write}`)
+          .send({ customer_id: demo.customer_ids[0], currency: 'EUR', lines: [{ description: 'small', qty: 1, unit_price_minor: 1, tax_rate: 0 }] });
+        expect(created.status).toBe(201);
+        newest = created.body.id;
+      } finally {
+        await api.close();
+      }
+      const result: any = await client.callTool({ name: 'recent_changes', arguments: { resources: ['invoices', 'payments'], since: '1970-01-01T00:00:00Z', fields: ['lines'] } });
+      // Before: the small invoice, then payments older than the large invoice it left out.
+      expect(result.structuredContent.data.map((item: any) => item.id)).toEqual([newest]);
+      expect(result.structuredContent.hint).toBe('More results: name one resource in resources and page with next_cursor.');
+    });
   });
 
   describe('a record whose text alone is larger than a result', () => {

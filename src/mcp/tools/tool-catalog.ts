@@ -487,17 +487,30 @@ export class ToolCatalog {
         }),
       ),
     );
-    // A kind's page of one record may have cut it to fit: said again if it is shown.
+    // Only a kind's page of one record may have cut it to fit (fitPage): said again if it is shown.
     const hits = pages.flatMap(({ resource, page }) => {
-      const cut = page.shown.length === 1 && page.cut.length > 0 ? page.cut : [];
+      const cut = page.shown.length === 1 ? page.cut : [];
       return page.shown.map((item, index) => ({ item, score: score(page.read[index], resource), at: String(page.read[index][order] ?? ''), cut }));
     });
-    hits.sort((a, b) => b.score - a.score || b.at.localeCompare(a.at));
-    const data = hits.slice(0, limit).map((hit) => hit.item);
+    // A kind whose page the budget cut short left out records newer than other kinds' older ones:
+    // the merge stops at the last record such a page read, so nothing shown is older than a record left out.
+    const horizon = pages
+      .filter(({ page }) => page.shortened && page.nextCursor !== undefined)
+      .map(({ page }) => String(page.read.at(-1)?.[order] ?? ''))
+      .sort()
+      .at(-1);
+    const ranked = (horizon === undefined ? hits : hits.filter((hit) => hit.at.localeCompare(horizon) >= 0)).sort(
+      (a, b) => b.score - a.score || b.at.localeCompare(a.at),
+    );
+    const data = ranked.slice(0, limit).map((hit) => hit.item);
     const fitted = fitPage(data.slice(0, countWithinBudget(data, RESULT_BUDGET_BYTES)), RESULT_BUDGET_BYTES);
     const shown = fitted.items;
     const more = pages.some(({ page }) => page.nextCursor !== undefined);
-    const cuts = [...(shown.length === 1 ? hits[0].cut : []), ...fitted.cut];
+    // Each shown record's cuts, naming the record when it is not the only one shown.
+    const cuts = [
+      ...ranked.slice(0, shown.length).flatMap(({ item, cut }) => (shown.length === 1 ? cut : cut.map((what) => `${item.resource} ${item.id}: ${what}`))),
+      ...fitted.cut,
+    ];
     const hints = [
       ...(cuts.length > 0 ? [cutHint(cuts)] : []),
       // Most recent first: what was left out is older, so only paging one kind reaches it.
