@@ -39,6 +39,11 @@ export function inRanges(address: string, ranges: readonly CidrRange[]): boolean
   return ranges.some(([network, bits]) => network.kind() === parsed.kind() && parsed.match(network, bits));
 }
 
+/** Whether an address is a loopback one (127.0.0.0/8, ::1): every one of them reaches this machine's servers, not only the interface's 127.0.0.1. */
+export function isLoopback(address: string): boolean {
+  return ipaddr.isValid(address) && ipaddr.process(address).range() === 'loopback';
+}
+
 /** The same address written two ways (`::ffff:1.2.3.4` and `1.2.3.4`) compares equal. */
 export function sameAddress(a: string, b: string): boolean {
   if (!ipaddr.isValid(a) || !ipaddr.isValid(b)) return false;

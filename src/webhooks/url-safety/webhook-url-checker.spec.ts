@@ -185,6 +185,8 @@ describe('WebhookUrlChecker', () => {
     for (const url of ['http://localhost:4340/v1/invoices', 'http://localhost:4341/mcp', 'http://localhost:4342/metrics']) {
       await expect(checker(env).vet(url)).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable', message: expect.stringContaining("this service's own server") });
     }
+    // Any loopback address reaches them, though the interface names 127.0.0.1 only.
+    await expect(checker(env).vet('http://loopback.example.com:4340/v1/invoices')).rejects.toMatchObject({ message: expect.stringContaining("this service's own server") });
     await expect(checker({ ...env, PORT: '80' }).vet('http://localhost/hook')).rejects.toMatchObject({ errorName: 'WebhookUrlNotPubliclyRoutable' });
     // Another port of the machine is a local receiver, as before.
     await expect(checker(env).vet('http://localhost:4343/hook')).resolves.toMatchObject({ ipv4: ['127.0.0.1'] });

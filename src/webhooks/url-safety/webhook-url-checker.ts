@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { networkInterfaces } from 'node:os';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
-import { type CidrRange, inRanges, isNumericHost, isPublicIPv4, parseCidr, sameAddress } from './address-classification.js';
+import { type CidrRange, inRanges, isLoopback, isNumericHost, isPublicIPv4, parseCidr, sameAddress } from './address-classification.js';
 import { type ResolvedAddress, WEBHOOK_DNS_RESOLVER, type WebhookDnsResolver } from './webhook-dns-resolver.js';
 
 export interface VettedWebhookUrl {
@@ -68,7 +68,7 @@ export class WebhookUrlChecker {
       const own = await this.ownAddresses();
       const ownPort = this.ownPorts.has(Number(url.port || (url.protocol === 'https:' ? 443 : 80)));
       for (const address of ipv4) {
-        const isOwn = own.some((candidate) => sameAddress(candidate, address));
+        const isOwn = isLoopback(address) || own.some((candidate) => sameAddress(candidate, address));
         // Even where the allow-list admits the machine's addresses (a local receiver), not the service's own servers.
         if (isOwn && ownPort) refuse(`The URL names this service's own server (${host}:${url.port || 'default port'}).`, 'resolved');
         if (inRanges(address, this.allowedRanges)) continue;
