@@ -201,6 +201,24 @@ describe('OpenAPI document (e2e)', () => {
       expect(times.filter((time) => new Date(time).toISOString() !== time)).toEqual([]);
     });
 
+    it("types each error answer's problem as a real answer is typed: under ERRORS_BASE_URL, the type of its detail_key", () => {
+      const types = new Map([...Object.values(Errors), ...['invoices', 'vehicles', 'leave_requests'].flatMap((name) => Object.values(resourceErrors(name)))].map((entry) => [entry.detailKey, entry.type]));
+      for (const { operation } of ops()) {
+        for (const [status, response] of Object.entries(operation.responses as Json)) {
+          if (Number(status) < 400) continue;
+          const { detail_key: key, type } = response.content['application/problem+json'].example;
+          if (types.has(key)) expect([key, type]).toEqual([key, `${api.config.errorsBaseUrl}/${types.get(key)}`]);
+          else expect(type).toMatch(new RegExp(`^${api.config.errorsBaseUrl}/[a-z-]+$`));
+        }
+      }
+      // A 422 that is only the refused query string comes before authentication: no rate-limit headers.
+      expect(Object.keys(document.paths['/v1/event_types'].get.responses['422'].headers)).not.toContain('RateLimit');
+      expect(Object.keys(document.paths['/v1/invoices'].post.responses['422'].headers)).toContain('RateLimit');
+      // Before, a few hard-coded examples (and the problem schema's own) named another host.
+      expect(document.components.schemas.ProblemDto.properties.type.example).toBe(`${api.config.errorsBaseUrl}/validation`);
+      expect(JSON.stringify(document)).not.toMatch(/api\.example\.com\/errors|\{errors_url\}/);
+    });
+
     it('shows on each error answer a problem that answer can be: a detail_key its description names, never an admin or tool-server key', () => {
       for (const { operation } of ops()) {
         for (const [status, response] of Object.entries(operation.responses as Json)) {

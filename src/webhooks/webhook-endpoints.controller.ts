@@ -36,7 +36,6 @@ const BODY_422 = (extra: string) =>
       `(wrong types, blank name, empty or non-string event_types, unsupported or sunset pinned_version; see \`errors\`) → ${extra}` +
       ` A malformed path id is ${detailKey('InvalidInput')}.`,
     {
-      type: 'https://api.example.com/errors/validation',
       title: 'Unknown event type',
       status: 422,
       detail: 'Not in the event catalogue: "fin.invoice.deleted". GET /v1/event_types lists the types.',
@@ -52,7 +51,6 @@ const SUBSCRIPTION_403 = ApiProblem(
     'types without a read endpoint need `int:*`; identity and messaging events their support-granted scopes). `missing_scope` names the ' +
     'first, `missing_scopes` lists all when several are missing.',
   {
-    type: 'https://api.example.com/errors/forbidden',
     title: 'The API key lacks a required scope',
     status: 403,
     detail: `Subscribing to these event types needs the scopes ${Scope.FinInvoicesRead}, ${Scope.HrEmployeesRead}.`,

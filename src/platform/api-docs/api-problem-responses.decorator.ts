@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import { Errors, type ErrorName } from '../catalog/errors.js';
 import { PROBLEM_CONTENT_TYPE } from '../errors/problem.js';
-import { ProblemDto } from './problem.dto.js';
+import { ERRORS_URL, ProblemDto } from './problem.dto.js';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Requested OH-Version is not supported.',
@@ -46,12 +46,18 @@ export function ApiProblemResponses(...statuses: number[]): MethodDecorator & Cl
   );
 }
 
-/** One problem response with the route's own account of it (which keys, when), and an example body. */
+/**
+ * One problem response with the route's own account of it (which keys, when), and an example body
+ * whose `type` is its `detail_key`'s, from the catalogue.
+ */
 export function ApiProblem(status: number, description: string, example?: Record<string, unknown>): MethodDecorator & ClassDecorator {
+  const definition = example && Object.values(Errors).find((entry) => entry.detailKey === example.detail_key);
+  if (example && !definition) throw new Error(`The example of a ${status} names no catalogued detail_key: ${String(example.detail_key)}`);
+  const typed = example && { type: `${ERRORS_URL}/${definition!.type}`, ...example };
   return ApiResponse({
     status,
     description,
-    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${ProblemDto.name}` }, ...(example ? { example } : {}) } },
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${ProblemDto.name}` }, ...(typed ? { example: typed } : {}) } },
   });
 }
 

@@ -13,9 +13,15 @@ export class ProblemFieldErrorDto {
   message: string;
 }
 
+/**
+ * Where an example's problem `type` URL starts, as the spec writes it: the OpenAPI document puts
+ * the configured ERRORS_BASE_URL in its place (buildOpenApiDocument), as real answers have it.
+ */
+export const ERRORS_URL = '{errors_url}';
+
 /** RFC 9457 problem details, as every error of this API is answered (spec section 7). */
 export class ProblemDto {
-  @ApiProperty({ format: 'uri', example: 'https://api.example.com/errors/validation', description: 'The problem type; under the default ERRORS_BASE_URL, GET it for the type and its detail keys.' })
+  @ApiProperty({ format: 'uri', example: `${ERRORS_URL}/validation`, description: 'The problem type; under the default ERRORS_BASE_URL, GET it for the type and its detail keys.' })
   type: string;
 
   @ApiProperty({ example: 'Validation failed' })

@@ -13,7 +13,7 @@ import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_REPLAYED_HEADER } from '../idempote
 import { exampleFor, problemExample } from './openapi-examples.js';
 import { operationIdFor } from './openapi-operation-ids.js';
 import { declareTags } from './openapi-tags.js';
-import { ProblemDto } from '../api-docs/problem.dto.js';
+import { ERRORS_URL, ProblemDto } from '../api-docs/problem.dto.js';
 
 type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
 type Responses = Operation['responses'];
@@ -128,6 +128,8 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
         ? PIPELINE_RESPONSES
         : { 400: problemResponse(`${MALFORMED_REQUEST}.`), 408: PIPELINE_RESPONSES[408], 417: PIPELINE_RESPONSES[417], 431: PIPELINE_RESPONSES[431], 500: PIPELINE_RESPONSES[500], 501: PIPELINE_RESPONSES[501] };
       const added = structuredClone({ ...pipeline, 405: METHOD_NOT_ALLOWED, 422: QUERY_REFUSED, ...(BODY_METHODS.has(method) ? BODY_RESPONSES : {}) });
+      // A 422 the operation does not declare is only the refused query string, answered before authentication.
+      const queryOnly422 = operation.responses?.['422'] === undefined;
       // Cloned: a controller's class-level responses are one object shared by its operations, and one
       // operation's headers (Idempotency-Replayed) would show on the others.
       operation.responses = sortResponses({ ...added, ...structuredClone(operation.responses) });
@@ -136,7 +138,7 @@ function applyPlatformConventions(document: OpenAPIObject, config: AppConfig): O
       const idempotent = (operation.parameters ?? []).some((parameter) => 'name' in parameter && parameter.name === IDEMPOTENCY_KEY_HEADER);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (!response || '$ref' in response) continue;
-        const afterAuth = secured && !BEFORE_AUTH.has(status);
+        const afterAuth = secured && !BEFORE_AUTH.has(status) && !(status === '422' && queryOnly422);
         response.headers = {
           [TRACE_HEADER]: { $ref: '#/components/headers/TraceId' },
           ...(versioned && !BEFORE_VERSION.has(status) ? { [VERSION_HEADER]: { $ref: '#/components/headers/OhVersion' } } : {}),
@@ -258,5 +260,10 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, f
   const document = SwaggerModule.createDocument(app, base, { extraModels: [ProblemDto] });
   // OpenAPI 3.1 names a licence by SPDX expression; LicenseRef- is SPDX's form for one of its own.
   document.info.license = { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' } as OpenAPIObject['info']['license'];
-  return declareTags(addEventWebhooks(applyPlatformConventions(document, config), config), featureTags);
+  return withErrorsUrl(declareTags(addEventWebhooks(applyPlatformConventions(document, config), config), featureTags), config.errorsBaseUrl);
+}
+
+/** The document with the examples' problem types under the configured ERRORS_BASE_URL, where real answers have them. */
+function withErrorsUrl(document: OpenAPIObject, errorsBaseUrl: string): OpenAPIObject {
+  return JSON.parse(JSON.stringify(document).replaceAll(ERRORS_URL, JSON.stringify(errorsBaseUrl).slice(1, -1))) as OpenAPIObject;
 }

@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { ApiProblem, detailKey } from '../api-docs/api-problem-responses.decorator.js';
+import { ERRORS_URL } from '../api-docs/problem.dto.js';
 import { DOCS_PATH, PROBLEM_TYPES_PATH } from '../api-docs/docs-path.js';
 import { Errors, PROBLEM_TYPES, type ProblemType, RESOURCE_KEY, resourceErrors } from '../catalog/errors.js';
 import { AppConfig } from '../config/app-config.js';
@@ -126,7 +127,7 @@ function problemTypeSchema() {
     type: 'object',
     required: ['type', 'title', 'description', 'detail_keys'],
     properties: {
-      type: { type: 'string', format: 'uri', example: 'https://api.example.com/errors/validation' },
+      type: { type: 'string', format: 'uri', example: `${ERRORS_URL}/validation` },
       title: { type: 'string', example: PROBLEM_TYPES.validation.title },
       description: { type: 'string' },
       detail_keys: {

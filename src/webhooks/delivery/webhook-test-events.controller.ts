@@ -40,7 +40,6 @@ export class WebhookTestEventsController {
       `${detailKey('WebhookUnknownEventType')} (not in the catalogue, \`unknown_event_types\`), ${detailKey('WebhookEventTypeNotSubscribed')} ` +
       `(code \`event_type_not_subscribed\`: the endpoint does not receive that type), ${detailKey('InvalidInput')} (the id is not a UUID).`,
     {
-      type: 'https://api.example.com/errors/validation',
       title: Errors.WebhookEventTypeNotSubscribed.title,
       status: 422,
       detail: 'The endpoint is not subscribed to fin.invoice.paid; it receives fin.invoice.created.',

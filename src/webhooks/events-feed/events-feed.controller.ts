@@ -53,7 +53,6 @@ export class EventsFeedController {
     `${detailKey('WebhookUnknownEventType')} (\`types\`), ${detailKey('WebhookInvalidSince')} (\`since\`), ${detailKey('EventsInvalidCursor')} ` +
       `(a cursor of another list, key or filter), ${detailKey('InvalidInput')} (\`limit\` not an integer, or a parameter given twice).`,
     {
-      type: 'https://api.example.com/errors/validation',
       title: Errors.WebhookUnknownEventType.title,
       status: 422,
       detail: 'Not in the event catalogue: "fin.invoice.deleted". GET /v1/event_types lists the types.',
