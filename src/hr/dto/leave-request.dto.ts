@@ -24,10 +24,10 @@ export class LeaveRequestDto {
   @ApiProperty({ type: 'number', multipleOf: 0.5, minimum: 0.5, description: 'Working days taken, in half days.', example: 3 })
   days: number;
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The employee who decided, once decided.' })
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The employee who decided, once decided (kept when a decided request is cancelled).' })
   approver_id: string | null;
 
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When it was approved or rejected; null while pending.' })
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, example: null, description: 'When it was approved or rejected; null while pending, and for a request cancelled before a decision (one cancelled after it keeps it).' })
   decided_at: string | null;
 
   @ApiProperty({ format: 'date-time' })
