@@ -46,6 +46,25 @@ describe('loadConfig', () => {
     expect(loadConfig({ WEBHOOK_ALLOWED_CIDRS: '::ffff:127.0.0.1' }).webhookSafetyRelaxed).toHaveLength(1);
   });
 
+  it.each([
+    ['DATABASE_URL', 'postgres://postgres@127.0.0.1:5432', /DATABASE_URL: .* a database name/],
+    ['DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/', /DATABASE_URL: .* a database name/],
+    ['REDIS_URL', 'redis://127.0.0.1:6379/abc', /REDIS_URL: .* a database number or none/],
+    ['PUBLIC_BASE_URL', 'http://user:pw@localhost:3500/', /PUBLIC_BASE_URL: must be an http or https URL without query, fragment or credentials/],
+    ['PUBLIC_BASE_URL', 'http://localhost:3500/?x=1', /PUBLIC_BASE_URL: must be/],
+    ['ERRORS_BASE_URL', 'http://localhost:3500/errors#frag', /ERRORS_BASE_URL: must be/],
+    ['WEBHOOK_DISABLE_GONE_STREAK', '100000000000000000000', /WEBHOOK_DISABLE_GONE_STREAK must not be greater than 1000000000/],
+    ['RATE_LIMIT_PER_SECOND', '999999999999999999999', /RATE_LIMIT_PER_SECOND must not be greater than 1000000000/],
+    ['WEBHOOK_DISABLE_FAILURE_PERIOD_MS', '1e20', /WEBHOOK_DISABLE_FAILURE_PERIOD_MS/],
+  ])('refuses %s=%s at start, naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('takes a Redis database number, a path-only base URL and the largest counts', () => {
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/3', PUBLIC_BASE_URL: 'https://api.example.com/base/' })).toMatchObject({ publicBaseUrl: 'https://api.example.com/base' });
+    expect(loadConfig({ DATABASE_URL: 'postgres:///db?host=/var/run/postgresql', RATE_LIMIT_PER_SECOND: '1000000000' }).RATE_LIMIT_PER_SECOND).toBe(1_000_000_000);
+  });
+
   it('accepts the longest timer, 2147483647 ms', () => {
     expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '2147483647', WEBHOOK_TIMEOUT_MS: '2147483647' })).toMatchObject({ DATABASE_STATEMENT_TIMEOUT_MS: 2147483647, WEBHOOK_TIMEOUT_MS: 2147483647 });
   });

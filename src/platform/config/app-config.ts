@@ -11,7 +11,7 @@ import {
   IsInt,
   IsOptional,
   IsString,
-  IsUrl,
+  isURL,
   Matches,
   Max,
   Min,
@@ -62,16 +62,34 @@ const IsCidr = () =>
  * A URL of one of `schemes` that parses whole (host, port ≤ 65535): checked here, because a
  * client library's parse error quotes the value, password included, in a start-up crash dump.
  */
-const IsServiceUrl = (schemes: string[]) =>
+/**
+ * A server's URL of one of `schemes`, with a host, whose path is `path`: a PostgreSQL URL must
+ * name its database (without one, pg quietly used the maintenance database `postgres`), a Redis
+ * URL's is a database number or nothing (`/abc` failed the start with a stack trace).
+ */
+const IsServiceUrl = (schemes: string[], path: RegExp, pathRule: string) =>
   ValidateBy({
     name: 'isServiceUrl',
     validator: {
       validate: (value) => {
         if (typeof value !== 'string' || !URL.canParse(value)) return false;
         const url = new URL(value);
-        return schemes.includes(url.protocol.slice(0, -1)) && (url.hostname !== '' || url.searchParams.has('host'));
+        return schemes.includes(url.protocol.slice(0, -1)) && (url.hostname !== '' || url.searchParams.has('host')) && path.test(url.pathname);
       },
-      defaultMessage: () => `must be a ${schemes.join(' or ')} URL with a host and a port of at most 65535 (the value is not repeated here: it may hold a password)`,
+      defaultMessage: () => `must be a ${schemes.join(' or ')} URL with a host, a port of at most 65535 and ${pathRule} (the value is not repeated here: it may hold a password)`,
+    },
+  });
+/** A public base URL: links are made by appending paths to it, so it has no query, fragment or credentials. */
+const IsBaseUrl = () =>
+  ValidateBy({
+    name: 'isBaseUrl',
+    validator: {
+      validate: (value) => {
+        if (typeof value !== 'string' || !isURL(value, URL_OPTIONS) || !URL.canParse(value)) return false;
+        const url = new URL(value);
+        return url.search === '' && url.hash === '' && !value.includes('#') && !value.includes('?') && url.username === '' && url.password === '';
+      },
+      defaultMessage: () => 'must be an http or https URL without query, fragment or credentials: paths are appended to it',
     },
   });
 /** `TRUST_PROXY`: empty, a hop count, or what proxy-addr (express's reader of X-Forwarded-For) compiles. */
@@ -95,6 +113,14 @@ const IsTrustProxy = () =>
   });
 /** The longest wait a Node timer (setTimeout) or a PostgreSQL timeout takes: 2^31 - 1 ms, about 24.8 days. A longer one fires at once, or fails the connection. */
 export const MAX_TIMER_MS = 2_147_483_647;
+/**
+ * The most a count or a limit may be (a failure streak, requests per second): far beyond any use,
+ * and within what PostgreSQL's integers and the RateLimit headers' integers write as digits (a
+ * limit of 1e21 was sent as `q=1e+21`, a streak beyond 2^63 failed every auto-disable check).
+ */
+const MAX_COUNT = 1_000_000_000;
+/** The longest period a rule looks back over: 10 years. */
+const MAX_PERIOD_MS = 3650 * 24 * 3600 * 1000;
 /** 32 bytes, as 64 hexadecimal digits or in base64 (`openssl rand -base64 32`). */
 const SECRETS_KEY = /^(?:[0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
 const URL_OPTIONS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
@@ -107,10 +133,10 @@ const DEFAULT_PUBLIC_BASE_URL = 'http://localhost:3000';
  * message names the variable.
  */
 export class AppConfig {
-  @IsServiceUrl(['postgres', 'postgresql'])
+  @IsServiceUrl(['postgres', 'postgresql'], /^\/[^/]+$/, 'a database name')
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/integrations';
 
-  @IsServiceUrl(['redis', 'rediss'])
+  @IsServiceUrl(['redis', 'rediss'], /^(\/\d{0,5})?$/, 'a database number or none')
   REDIS_URL = 'redis://127.0.0.1:6379';
 
   /** Prefix of every Redis key (queues, rate limits), so several deployments or test runs can share one Redis. */
@@ -138,11 +164,11 @@ export class AppConfig {
 
   /** Unset: `http://localhost:3000`, as operations.md fixes it, whatever PORT is (main warns when they differ). */
   @IsOptional()
-  @IsUrl(URL_OPTIONS)
+  @IsBaseUrl()
   PUBLIC_BASE_URL?: string = undefined;
 
   @IsOptional()
-  @IsUrl(URL_OPTIONS)
+  @IsBaseUrl()
   ERRORS_BASE_URL?: string = undefined;
 
   @Transform(list)
@@ -208,6 +234,7 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_COUNT)
   WEBHOOK_CIRCUIT_FAILURES = 5;
 
   /** How long an open circuit waits before its first probe; doubled after each failed probe … */
@@ -228,24 +255,28 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_COUNT)
   WEBHOOK_DISABLE_CONSECUTIVE_FAILURES = 100;
 
   /** … whose first is at least this old (5 days, as Svix). */
   @Transform(int)
   @IsInt()
   @Min(0)
+  @Max(MAX_PERIOD_MS)
   WEBHOOK_DISABLE_FAILURE_PERIOD_MS = 5 * 24 * 3600 * 1000;
 
   /** auto_410_repeat: this many attempts in a row answered 410 Gone. */
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_COUNT)
   WEBHOOK_DISABLE_GONE_STREAK = 3;
 
   /** auto_7_day_all_dead: a delivery went dead and nothing was delivered for this long while attempts were made. */
   @Transform(int)
   @IsInt()
   @Min(0)
+  @Max(MAX_PERIOD_MS)
   WEBHOOK_DISABLE_ALL_DEAD_PERIOD_MS = 7 * 24 * 3600 * 1000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -255,12 +286,14 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_COUNT)
   RATE_LIMIT_PER_SECOND = 100;
 
   /** General request limit of a whole company, all its keys together, per second, shared by all processes. */
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_COUNT)
   TENANT_RATE_LIMIT_PER_SECOND = 300;
 
   /**
@@ -293,6 +326,7 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_COUNT)
   AUTH_FAILURES_PER_MINUTE = 30;
 
   /**
@@ -334,12 +368,14 @@ export class AppConfig {
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_COUNT)
   MCP_RATE_LIMIT_PER_MINUTE = 120;
 
   /** Agent-tool server: requests per company and minute, all its tokens together, over all processes. */
   @Transform(int)
   @IsInt()
   @Min(1)
+  @Max(MAX_COUNT)
   MCP_TENANT_RATE_LIMIT_PER_MINUTE = 360;
 
   /**

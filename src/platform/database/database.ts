@@ -7,8 +7,9 @@ import { SnakeNamingStrategy } from './snake-naming.strategy.js';
 /** A fixed key for the migration advisory lock, so concurrent starts migrate once. */
 const MIGRATION_LOCK_ID = 7_160_516;
 
+/** The database `url` names, decoded as pg decodes it (decodeURI: `%2F` stays), so the one made is the one pg connects to. */
 function databaseName(url: string): string {
-  return decodeURIComponent(new URL(url).pathname.replace(/^\//, '')) || 'postgres';
+  return decodeURI(new URL(url).pathname.replace(/^\//, ''));
 }
 
 function withDatabase(url: string, name: string): string {
