@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -9,7 +10,7 @@ import { startApi, type TestApi } from './support/api.js';
 import { createEndpoint, deliveriesOf, isolatedDatabase, publishEvents } from './support/deliveries.js';
 import { createFinanceFixture } from './support/finance.js';
 import { freePort } from './support/free-port.js';
-import { type LogLine, listeningPort, type MainProcess, spawnMain } from './support/main-process.js';
+import { type LogLine, listeningPort, type MainProcess, spawnMain, spawnNpmScript } from './support/main-process.js';
 import { tcpProxy } from './support/tcp-proxy.js';
 import { createTenantSession } from './support/tenant-session.js';
 import { startReceiver } from './support/webhook-receiver.js';
@@ -105,6 +106,36 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
       await main.stop();
     }
   }, 120_000);
+
+  it('stops on a SIGTERM sent to npm start:prod, draining and exiting 0, with every timeout at its longest', async () => {
+    // npm start is the build, then the same command.
+    const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts.start).toBe(`npm run build && ${scripts['start:prod']}`);
+    const port = await freePort();
+    const npm = spawnNpmScript('start:prod', {
+      DATABASE_URL: database.url,
+      REDIS_PREFIX: prefix,
+      APP_ROLES: 'api,worker',
+      PORT: String(port),
+      PUBLIC_BASE_URL: `http://localhost:${port}`,
+      DATABASE_STATEMENT_TIMEOUT_MS: '2147483647',
+      WEBHOOK_TIMEOUT_MS: '2147483647',
+    });
+    try {
+      await listeningPort(npm);
+      await waitFor(async () => line(npm, 'worker started'), 60_000, 'the worker to start');
+      npm.child.kill('SIGTERM');
+      // Before: npm's shell died and npm exited 143 at once, leaving the service running; the margins
+      // added to a longest timeout overflowed Node's timers, which then fired at once.
+      expect(await npm.exit).toBe(0);
+      expect(line(npm, 'shut down')).toBeDefined();
+      expect(line(npm, 'worker stopped')).not.toHaveProperty('timed_out');
+      expect(npm.stderr()).not.toContain('TimeoutOverflowWarning');
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    } finally {
+      npm.killGroup();
+    }
+  });
 
   it('waits out Redis unreachable at start, delivers once it is back, and stops on SIGTERM while it is down again', async () => {
     const redisUrl = new URL(process.env.REDIS_URL!);

@@ -26,10 +26,28 @@ export function spawnMain(env: Record<string, string>): MainProcess {
 
 /** `node <args>` as a child process (LOG_LEVEL=info unless `env` says otherwise), its output collected. */
 export function spawnNode(args: string[], env: Record<string, string> = {}): MainProcess {
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return collected(spawn(process.execPath, args, { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/**
+ * `npm run --silent <script>` as an operator runs it, in a process group of its own, so that
+ * what it started can be found and stopped even when npm does not stop it (`killGroup`).
+ */
+export function spawnNpmScript(script: string, env: Record<string, string> = {}): MainProcess & { killGroup: () => void } {
+  const child = spawn('npm', ['run', '--silent', script], { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  return {
+    ...collected(child),
+    killGroup: () => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
+    },
+  };
+}
+
+function collected(child: ChildProcess): MainProcess {
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
