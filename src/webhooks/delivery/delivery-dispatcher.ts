@@ -35,6 +35,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
    * in two minutes of a PostgreSQL outage, found by a crash review).
    */
   private readonly warnOfOutage = throttledWarning((message) => this.logger.warn(message));
+  private readonly warnOfGateOutage = throttledWarning((message) => this.logger.warn(message));
   private readonly capacity: number;
   private active = 0;
   private pumping: Promise<void> | undefined;
@@ -114,7 +115,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
           try {
             taken = await this.gate.take(want);
           } catch (error) {
-            this.logger.warn({ err: error }, 'taking deliveries from the gate failed; trying again shortly');
+            // Redis away: each retry meets it again, so it is said once in a while, without a stack.
+            if (isTransientFault(error)) this.warnOfGateOutage(`taking deliveries from the gate failed (Redis did not answer: ${(error as Error).message}); trying again shortly`);
+            else this.logger.warn({ err: error }, 'taking deliveries from the gate failed; trying again shortly');
             this.wakeAt(Date.now() + ERROR_RETRY_MS);
             break;
           }
