@@ -48,13 +48,15 @@ describe('node dist/main.js (e2e)', () => {
     }
   }, 30_000);
 
-  it("exits 1 with its reason when the agent-tool server's port is taken, as the REST API's does", async () => {
+  it("exits 1 with its reason, naming the variable, when the agent-tool server's port is taken, as the REST API's does", async () => {
     const taken = createServer().listen(0);
     await once(taken, 'listening');
     try {
-      const started = spawnMain({ APP_ROLES: 'mcp', MCP_PORT: String((taken.address() as AddressInfo).port) });
+      const port = (taken.address() as AddressInfo).port;
+      const started = spawnMain({ APP_ROLES: 'mcp', MCP_PORT: String(port) });
       expect(await started.exit).toBe(1);
-      expect(started.stderr()).toMatch(/^start failed: listen EADDRINUSE/m);
+      // Before: `listen EADDRINUSE: address already in use :::<port>`, which said not which setting it was.
+      expect(started.stderr()).toMatch(new RegExp(`^start failed: MCP_PORT=${port}: the port is already in use$`, 'm'));
       expect(started.stderr()).not.toContain("Unhandled 'error' event");
     } finally {
       await new Promise((resolve) => taken.close(resolve));

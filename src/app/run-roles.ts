@@ -29,6 +29,16 @@ const CLOSE_WITHIN_MS = 10_000;
 /** How much longer than a query's bound the servers wait for their requests in flight before they close the connections. */
 const DRAIN_MARGIN_MS = 1_000;
 
+/** A port that cannot be had fails the start naming its variable: Node's message names the port alone. */
+function portRefused(variable: string, port: number): (error: unknown) => never {
+  return (error) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new Error(`${variable}=${port}: the port is already in use`, { cause: error });
+    if (code === 'EACCES') throw new Error(`${variable}=${port}: no permission to listen on the port`, { cause: error });
+    throw error;
+  };
+}
+
 /** Closes a role's application within `withinMs`; answers what the role's stopped line adds. */
 async function closeWithin(close: Promise<unknown>, role: string, logger: Logger, withinMs = CLOSE_WITHIN_MS): Promise<Record<string, unknown>> {
   if (await settlesWithin(close, withinMs)) return {};
@@ -78,7 +88,9 @@ async function startRoles(): Promise<void> {
   // Before the roles, from the process's one registry (each role adds its metrics to it): a role
   // still starting, as a worker waiting for Redis, must not leave the process unscraped.
   if (config.METRICS_PORT !== undefined && !stopping) {
-    const server = await serveMetrics(config.METRICS_PORT, processMetrics, (error) => logger.error({ err: error }, 'collecting metrics failed'));
+    const server = await serveMetrics(config.METRICS_PORT, processMetrics, (error) => logger.error({ err: error }, 'collecting metrics failed')).catch(
+      portRefused('METRICS_PORT', config.METRICS_PORT),
+    );
     const scrapes = trackRequests(server, drainMs);
     logger.info({ metrics_port: (server.address() as AddressInfo).port }, 'metrics served');
     stops.push({ role: 'metrics', stop: async () => ({ in_flight_requests: await scrapes.drain() }) });
@@ -94,7 +106,7 @@ async function startRoles(): Promise<void> {
       return;
     }
     const requests = trackRequests(app.getHttpServer(), drainMs);
-    await app.listen(config.PORT);
+    await app.listen(config.PORT).catch(portRefused('PORT', config.PORT));
     // The bound port, which differs from PORT when PORT is 0.
     const { port } = app.getHttpServer().address() as AddressInfo;
     logger.info({ port }, `REST API listening on port ${port}`);
@@ -121,7 +133,7 @@ async function startRoles(): Promise<void> {
         mcp.server.off('error', reject);
         resolve();
       });
-    });
+    }).catch(portRefused('MCP_PORT', config.MCP_PORT));
     const { port } = mcp.server.address() as AddressInfo;
     logger.info({ port }, `agent-tool server listening on port ${port}`);
     stops.push({
