@@ -56,6 +56,9 @@ describe('loadConfig', () => {
     ['WEBHOOK_DISABLE_GONE_STREAK', '100000000000000000000', /WEBHOOK_DISABLE_GONE_STREAK must not be greater than 1000000000/],
     ['RATE_LIMIT_PER_SECOND', '999999999999999999999', /RATE_LIMIT_PER_SECOND must not be greater than 1000000000/],
     ['WEBHOOK_DISABLE_FAILURE_PERIOD_MS', '1e20', /WEBHOOK_DISABLE_FAILURE_PERIOD_MS/],
+    // Read as development before: a production deployment then ran on a generated SECRETS_KEY.
+    ['NODE_ENV', 'Production', /NODE_ENV must be one of the following values: production, development, test/],
+    ['NODE_ENV', 'prod', /NODE_ENV must be one of/],
   ])('refuses %s=%s at start, naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });

@@ -421,8 +421,8 @@ export class AppConfig {
   @Matches(SECRETS_KEY, { each: true, message: 'SECRETS_KEY_PREVIOUS must list keys of 32 bytes, as SECRETS_KEY' })
   SECRETS_KEY_PREVIOUS: string[] = [];
 
-  /** `production` makes missing secrets fatal instead of generated. */
-  @IsString()
+  /** `production` makes missing secrets fatal instead of generated; any other spelling (`Production`, `prod`) is refused rather than read as development. */
+  @IsIn(['production', 'development', 'test'])
   NODE_ENV = 'development';
 
   get production(): boolean {
