@@ -32,7 +32,8 @@ export function financeCommands(program: Command, { context, output }: CommandGr
     .command('tax-rate:create')
     .description('add a tax rate to a company; prints {id}')
     .requiredOption('--tenant <id>', 'company id', uuid)
-    .requiredOption('--rate <percent>', 'percentage, 0 to 100 (19 means 19 %)')
+    // Trimmed as every other flag's value is (` 19` is 19), then checked by the service.
+    .requiredOption('--rate <percent>', 'percentage, 0 to 100 (19 means 19 %)', (value: string) => value.trim())
     .action(async (options: { tenant: string; rate: string }) => {
       const rate = await (await referenceData()).createTaxRate(options.tenant, options.rate);
       output({ id: rate.id });

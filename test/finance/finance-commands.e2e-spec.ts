@@ -71,7 +71,8 @@ describe('Finance-application CLI commands (e2e)', () => {
     it('customer:create, product:create and tax-rate:create print {id} and store the record in the company', async () => {
       const customer = await cli('customer:create', '--tenant', tenant(), '--name', 'Initech');
       const product = await cli('product:create', '--tenant', tenant());
-      const rate = await cli('tax-rate:create', '--tenant', tenant(), '--rate', '7.70');
+      // Spaces around it, as around any other flag's value (an amount's or an id's), do not count.
+      const rate = await cli('tax-rate:create', '--tenant', tenant(), '--rate', ' 7.70 ');
       for (const printed of [customer, product, rate]) expect(Object.keys(printed)).toEqual(['id']);
       expect(await db.query(`SELECT name, tenant_id FROM customers WHERE id = $1`, [customer.id])).toEqual([{ name: 'Initech', tenant_id: tenant() }]);
       expect(await db.query(`SELECT tenant_id FROM products WHERE id = $1`, [product.id])).toEqual([{ tenant_id: tenant() }]);
