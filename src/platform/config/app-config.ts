@@ -61,11 +61,9 @@ const IsCidr = () =>
 /**
  * A URL of one of `schemes` that parses whole (host, port ≤ 65535): checked here, because a
  * client library's parse error quotes the value, password included, in a start-up crash dump.
- */
-/**
- * A server's URL of one of `schemes`, with a host, whose path is `path`: a PostgreSQL URL must
- * name its database (without one, pg quietly used the maintenance database `postgres`), a Redis
- * URL's is a database number or nothing (`/abc` failed the start with a stack trace).
+ * Its path is `path`: a PostgreSQL URL must name its database (without one, pg quietly used the
+ * maintenance database `postgres`), a Redis URL's is a database number or nothing (`/abc` failed
+ * the start with a stack trace).
  */
 const IsServiceUrl = (schemes: string[], path: RegExp, pathRule: string) =>
   ValidateBy({
@@ -87,6 +85,7 @@ const IsBaseUrl = () =>
       validate: (value) => {
         if (typeof value !== 'string' || !isURL(value, URL_OPTIONS) || !URL.canParse(value)) return false;
         const url = new URL(value);
+        // A bare `?` or `#` parses to an empty search or hash, but is no less appended to.
         return url.search === '' && url.hash === '' && !value.includes('#') && !value.includes('?') && url.username === '' && url.password === '';
       },
       defaultMessage: () => 'must be an http or https URL without query, fragment or credentials: paths are appended to it',
