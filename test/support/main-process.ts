@@ -19,6 +19,9 @@ export interface MainProcess {
   stop: () => Promise<void>;
 }
 
+/** The environment (LOG_LEVEL=info unless `env` says otherwise) and pipes every child process here gets. */
+const childOptions = (env: Record<string, string>) => ({ env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] as ('ignore' | 'pipe')[] });
+
 /** The production entry point as a child process. */
 export function spawnMain(env: Record<string, string>): MainProcess {
   return spawnNode([join(process.cwd(), 'dist/main.js')], env);
@@ -26,7 +29,7 @@ export function spawnMain(env: Record<string, string>): MainProcess {
 
 /** `node <args>` as a child process (LOG_LEVEL=info unless `env` says otherwise), its output collected. */
 export function spawnNode(args: string[], env: Record<string, string> = {}): MainProcess {
-  return collected(spawn(process.execPath, args, { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  return collected(spawn(process.execPath, args, childOptions(env)));
 }
 
 /**
@@ -34,7 +37,7 @@ export function spawnNode(args: string[], env: Record<string, string> = {}): Mai
  * what it started can be found and stopped even when npm does not stop it (`killGroup`).
  */
 export function spawnNpmScript(script: string, env: Record<string, string> = {}): MainProcess & { killGroup: () => void } {
-  const child = spawn('npm', ['run', '--silent', script], { env: { ...process.env, LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn('npm', ['run', '--silent', script], { ...childOptions(env), detached: true });
   return {
     ...collected(child),
     killGroup: () => {

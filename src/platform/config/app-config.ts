@@ -85,8 +85,8 @@ const IsBaseUrl = () =>
       validate: (value) => {
         if (typeof value !== 'string' || !isURL(value, URL_OPTIONS) || !URL.canParse(value)) return false;
         const url = new URL(value);
-        // A bare `?` or `#` parses to an empty search or hash, but is no less appended to.
-        return url.search === '' && url.hash === '' && !value.includes('#') && !value.includes('?') && url.username === '' && url.password === '';
+        // Read in the text, not the parsed URL: a bare `?` or `#` parses to an empty search or hash, but is no less appended to.
+        return !/[?#]/.test(value) && url.username === '' && url.password === '';
       },
       defaultMessage: () => 'must be an http or https URL without query, fragment or credentials: paths are appended to it',
     },
