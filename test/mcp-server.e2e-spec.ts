@@ -315,6 +315,31 @@ describe('agent-tool server (e2e)', () => {
       }
     });
 
+    it('answers a sum of balances past 2^53 − 1 exactly, as its digits, and the rest of the summary as before', async () => {
+      const c = (await runCli('seed:demo', '--records', '3')).json as unknown as Demo;
+      const client = await modernClient(mcp.base, c.mcp_token, c.tenant.slug);
+      try {
+        // Each invoice within the spec's exact integers, their sum not.
+        await db.query(
+          `UPDATE invoices SET status = 'issued', number = coalesce(number, 'BIG-' || id), issued_at = coalesce(issued_at, now()), voided_at = NULL,
+                  currency = 'EUR', subtotal_minor = 9007199254740991, tax_minor = 0, total_minor = 9007199254740991, paid_minor = 0, balance_minor = 9007199254740991
+            WHERE tenant_id = $1`,
+          [c.tenant.id],
+        );
+        const { rows } = await db.query(`SELECT count(*)::int AS count, sum(balance_minor)::text AS open FROM invoices WHERE tenant_id = $1`, [c.tenant.id]);
+        expect(rows[0].count).toBeGreaterThanOrEqual(2);
+        const finance: any = await client.callTool({ name: 'summarise_finance', arguments: {} });
+        expect(finance.isError).toBeFalsy();
+        expect(finance.structuredContent.invoices_by_currency).toEqual([
+          expect.objectContaining({ currency: 'EUR', open_count: rows[0].count, open_balance_minor: rows[0].open }),
+        ]);
+        expect(BigInt(rows[0].open)).toBe(BigInt(rows[0].count) * 9007199254740991n);
+        expect(finance.structuredContent.invoices_by_status).toEqual({ issued: rows[0].count });
+      } finally {
+        await client.close();
+      }
+    });
+
     it.each([
       ['list_invoices', { limit: 'ten' }, /limit/],
       ['list_invoices', { limit: 500 }, /limit/],

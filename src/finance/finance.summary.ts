@@ -2,15 +2,30 @@ import * as z from 'zod';
 import { Scope } from '../platform/catalog/scopes.js';
 import type { AreaSummary } from '../platform/resources/read-resource.js';
 
+/**
+ * A sum of balances, exact: each balance is at most 2^53 − 1 (the spec's exact integers), but a
+ * company's sum can pass what a JSON number holds exactly, and then comes as a string of its
+ * digits rather than rounded (or refused by the integer schema, which cost the whole summary).
+ */
+const balanceSum = z
+  .union([z.number().int(), z.string().regex(/^\d+$/)])
+  .describe('Minor units: an integer, or a string of its digits when above 9007199254740991 (2^53 − 1), which a JSON number cannot hold exactly.');
+
+/** PostgreSQL's sum of bigints, as text: a number while it is exact, else its digits. */
+function exactSum(digits: string): number | string {
+  const sum = Number(digits);
+  return Number.isSafeInteger(sum) ? sum : digits;
+}
+
 const output = z.object({
   invoices_by_currency: z
     .array(
       z.object({
         currency: z.string(),
         open_count: z.number().int().describe('Issued, partial or overdue invoices with a balance.'),
-        open_balance_minor: z.number().int(),
+        open_balance_minor: balanceSum,
         overdue_count: z.number().int().describe('Open invoices marked overdue or past their due date.'),
-        overdue_balance_minor: z.number().int(),
+        overdue_balance_minor: balanceSum,
       }),
     )
     .describe('Per currency; amounts in minor units. Never add amounts of different currencies.'),
@@ -41,9 +56,9 @@ export const financeSummary: AreaSummary<z.infer<typeof output>> = {
     const totals = await scope.query<InvoiceTotalsRow>(
       `SELECT currency,
               count(*) FILTER (WHERE ${open})::int AS open_count,
-              coalesce(sum(balance_minor) FILTER (WHERE ${open}), 0) AS open_balance_minor,
+              coalesce(sum(balance_minor) FILTER (WHERE ${open}), 0)::text AS open_balance_minor,
               count(*) FILTER (WHERE ${overdue})::int AS overdue_count,
-              coalesce(sum(balance_minor) FILTER (WHERE ${overdue}), 0) AS overdue_balance_minor
+              coalesce(sum(balance_minor) FILTER (WHERE ${overdue}), 0)::text AS overdue_balance_minor
          FROM invoices WHERE tenant_id = $1 GROUP BY currency ORDER BY currency`,
     );
     const statuses = await scope.query<{ status: string; count: number }>(
@@ -52,8 +67,8 @@ export const financeSummary: AreaSummary<z.infer<typeof output>> = {
     return {
       invoices_by_currency: totals.map((row) => ({
         ...row,
-        open_balance_minor: Number(row.open_balance_minor),
-        overdue_balance_minor: Number(row.overdue_balance_minor),
+        open_balance_minor: exactSum(row.open_balance_minor),
+        overdue_balance_minor: exactSum(row.overdue_balance_minor),
       })),
       invoices_by_status: Object.fromEntries(statuses.map((row) => [row.status, row.count])),
     };
