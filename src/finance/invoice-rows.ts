@@ -55,7 +55,7 @@ export const LINE_JSON_BYTES = 250;
 const pageSql = (after: string) =>
   budgetedPageSql(
     `SELECT * FROM invoices i WHERE i.tenant_id = $1 ${after} ORDER BY i.created_at DESC, i.id DESC LIMIT $2`,
-    `(SELECT coalesce(sum(octet_length(l.description) + ${LINE_JSON_BYTES}), 0) FROM invoice_lines l WHERE l.invoice_id = r.id)`,
+    `(SELECT coalesce(sum(octet_length(l.description) + ${LINE_JSON_BYTES}), 0) FROM invoice_lines l WHERE l.tenant_id = r.tenant_id AND l.invoice_id = r.id)`,
     PAGE_BYTE_BUDGET,
     `${INVOICE_WITH_LINES_COLUMNS}, to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS page_cursor_ts`,
   );

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, IsNull } from 'typeorm';
 import { secretMatchesStored } from '../platform/auth/api-key-token.js';
 import { bearerToken } from '../platform/auth/bearer-credentials.js';
 import { hotQuery } from '../platform/database/hot-query.js';
 import { DomainException } from '../platform/errors/domain.exception.js';
+import { TenantData } from '../platform/tenancy/tenant-data.js';
 import { Tenant } from '../platform/tenancy/tenant.entity.js';
 import { User } from '../platform/tenancy/user.entity.js';
 import { McpToken } from './mcp-token.entity.js';
@@ -60,7 +61,10 @@ interface AuthenticateRow {
 /** Agent-tool server tokens, issued by support for one person of an active company. */
 @Injectable()
 export class McpTokensService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(TenantData) private readonly data: TenantData,
+  ) {}
 
   /** Returns the token once; only its prefix and hash are kept. `grantable`: the tools the server has (grantableToolNames). */
   async create(input: CreateMcpTokenInput, grantable: readonly string[], manager: EntityManager = this.dataSource.manager): Promise<{ id: string; token: string }> {
@@ -83,9 +87,10 @@ export class McpTokensService {
 
   /** Revokes a token at once; revoking it again keeps the first revocation time. */
   async revoke(id: string): Promise<{ id: string; revoked_at: string }> {
-    const repository = this.dataSource.getRepository(McpToken);
-    await repository.update({ id, revokedAt: IsNull() }, { revokedAt: () => 'clock_timestamp()' });
-    const token = await repository.findOneBy({ id });
+    const owner = await this.data.forOwnerOf(McpToken, id);
+    const tokens = owner?.repository(McpToken);
+    await tokens?.update({ id, revokedAt: IsNull() }, { revokedAt: () => 'clock_timestamp()' });
+    const token = await tokens?.findOne({ id });
     if (!token?.revokedAt) throw new DomainException('McpTokenNotFound', `MCP token ${id} not found`);
     return { id, revoked_at: token.revokedAt.toISOString() };
   }

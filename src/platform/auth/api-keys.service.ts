@@ -65,15 +65,17 @@ export class ApiKeysService {
       deleted: ['deletedAt', 'coalesce(deleted_at, clock_timestamp())'],
     } as const;
     const [column, value] = moment[change];
+    const owner = await this.data.forOwnerOf(ApiKey, id);
+    const notFound = () => new DomainException('ApiKeyNotFound', `API key ${id} not found`);
+    if (!owner) throw notFound();
     const key = await afterEveryProcessDropped(
       this.config.DATABASE_URL,
       () =>
-        this.dataSource.transaction(async (manager) => {
-          const repository = manager.getRepository(ApiKey);
-          const result = await repository.update({ id }, { [column]: () => value });
-          if (!result.affected) throw new DomainException('ApiKeyNotFound', `API key ${id} not found`);
-          const changed = await repository.findOneByOrFail({ id });
-          if (change === 'revoked') await this.hooks.runRevoked({ id, tenantId: changed.tenantId }, this.data.forTenant(changed.tenantId, manager));
+        this.data.transaction(owner.tenantId, async (scope) => {
+          const keys = scope.repository(ApiKey);
+          if (!(await keys.update({ id }, { [column]: () => value }))) throw notFound();
+          const changed = await keys.findOneOrFail({ id });
+          if (change === 'revoked') await this.hooks.runRevoked({ id, tenantId: owner.tenantId }, scope);
           return changed;
         }),
       (changed) => keyChange(changed.prefix),

@@ -107,10 +107,10 @@ export class TenantsService {
   }
 
   async setPermissions(userId: string, permissions: string[]): Promise<User> {
-    const repository = this.dataSource.getRepository(User);
-    const result = await repository.update({ id: userId }, { permissions: validPermissions(permissions) });
-    if (!result.affected) throw new DomainException('UserNotFound', `User ${userId} not found`);
-    return repository.findOneByOrFail({ id: userId });
+    const valid = validPermissions(permissions);
+    const users = (await this.data.forOwnerOf(User, userId))?.repository(User);
+    if (!users || !(await users.update({ id: userId }, { permissions: valid }))) throw new DomainException('UserNotFound', `User ${userId} not found`);
+    return users.findOneOrFail({ id: userId });
   }
 }
 
