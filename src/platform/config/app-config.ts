@@ -138,7 +138,7 @@ export class AppConfig {
   @IsServiceUrl(['redis', 'rediss'], /^(\/\d{0,5})?$/, 'a database number or none')
   REDIS_URL = 'redis://127.0.0.1:6379';
 
-  /** Prefix of every Redis key (queues, rate limits), so several deployments or test runs can share one Redis. */
+  /** Prefix of every Redis key (queues, rate limits, the delivery gate), so several deployments or test runs can share one Redis. */
   @IsString()
   @Matches(/^[A-Za-z0-9_.:-]{1,64}$/)
   REDIS_PREFIX = 'oh';
@@ -161,7 +161,7 @@ export class AppConfig {
   @IsIn(APP_ROLES, { each: true })
   APP_ROLES: AppRole[] = ['api', 'mcp', 'worker'];
 
-  /** Unset: `http://localhost:3000`, as operations.md fixes it, whatever PORT is (main warns when they differ). */
+  /** Unset: `http://localhost:3000`, as operations.md fixes it, whatever PORT is (run-roles warns when they differ). */
   @IsOptional()
   @IsBaseUrl()
   PUBLIC_BASE_URL?: string = undefined;
@@ -404,7 +404,7 @@ export class AppConfig {
   /**
    * Key (32 bytes) under which webhook signing secrets are encrypted at rest (AES-256-GCM).
    * Required when NODE_ENV=production; elsewhere a missing key is generated once per database
-   * with a warning (see WebhookSecretBox).
+   * with a warning (see SecretsCipher).
    */
   @IsOptional()
   @IsString()
