@@ -29,6 +29,9 @@ export class CursorCodec {
     if (!payload || !signature || rest.length > 0) return null;
     const expected = this.sign(list, payload);
     const given = Buffer.from(signature, 'base64url');
+    // Node's base64 decoding skips characters outside the alphabet and padding, so `sig!!` or
+    // `sig==` would read as `sig`: only the signature's one spelling is the cursor handed out.
+    if (given.toString('base64url') !== signature) return null;
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     try {
       const value: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
