@@ -25,6 +25,12 @@ export class DroppingClient extends pg.Client {
     const { query_timeout: unansweredMs = 0, ...rest } = config;
     super(rest);
     this.unansweredMs = unansweredMs;
+    // The pool listens for a connection's errors while it is idle and TypeORM while it runs a
+    // query, but between the two (pg-pool hands a new connection over, TypeORM listens a
+    // microtask later) a backend terminated at that moment emitted 'error' to no listener,
+    // which threw and ended the process (a review's pg_terminate_backend storm). The error
+    // still reaches the query it fails, and the pool drops a connection no longer queryable.
+    this.on('error', () => undefined);
   }
 
   override query(config: unknown, values?: unknown, callback?: unknown): any {

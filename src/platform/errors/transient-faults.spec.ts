@@ -16,6 +16,10 @@ describe('isTransientFault', () => {
     ["the pool's wait running out", new Error('timeout exceeded when trying to connect')],
     ['the server going away', new Error('Connection terminated unexpectedly')],
     ["a transaction's connection dying under it (TypeORM)", new QueryRunnerAlreadyReleasedError()],
+    // Before: 500s in a review's pg_terminate_backend storm, and while the database refused connections.
+    ['a query on a connection that had failed (node-postgres)', new Error('Client has encountered a connection error and is not queryable')],
+    ['a query on a closed connection (node-postgres)', new Error('Client was closed and is not queryable')],
+    ['a database not accepting connections now', withCode('55000', 'database "integrations" is not currently accepting connections')],
     // Before: the relay's sweep logged it as a fault, with its stack, through a Redis outage.
     ['a Redis command given up after its retries (ioredis)', new MaxRetriesPerRequestError(20)],
   ])('counts %s', (_, error) => {
@@ -25,6 +29,7 @@ describe('isTransientFault', () => {
   it.each([
     ['a unique violation', withCode('23505')],
     ['a syntax error', withCode('42601')],
+    ['another object not in the state a statement needs', withCode('55000', 'currval of sequence "s" is not yet defined in this session')],
     ['a plain error', new Error('boom')],
     ['a string', 'timeout exceeded when trying to connect'],
     ['null', null],

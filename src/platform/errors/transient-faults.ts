@@ -9,8 +9,15 @@ const RETRYABLE_SQLSTATES = new Set(['57014', '55P03', '53300', '57P01', '57P03'
 /** The socket to a backing service failed (refused, reset, timed out). */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 
-/** node-postgres's own words when no connection could be had, or the server stopped answering: the pool's wait ran out, the server went away, or a query had no answer within query_timeout. */
-const NO_CONNECTION = /^(timeout exceeded when trying to connect|Connection terminated|Query read timeout)/;
+/**
+ * node-postgres's own words when no connection could be had, or the server stopped answering:
+ * the pool's wait ran out, the server went away, a query had no answer within query_timeout, or
+ * a query was sent on a connection that had already failed or been closed (a backend terminated
+ * between two statements of a request); and PostgreSQL's refusal of a database it does not
+ * accept connections to now (SQLSTATE 55000, which otherwise means a program error).
+ */
+const NO_CONNECTION =
+  /^(timeout exceeded when trying to connect|Connection terminated|Query read timeout|Client has encountered a connection error and is not queryable|Client was closed and is not queryable|database ".*" is not currently accepting connections)/;
 
 /** ioredis's words for a command it could not get answered: timed out, or the connection closed. */
 const REDIS_UNANSWERED = /^(Command timed out|Connection is closed)/;
