@@ -14,15 +14,21 @@ describe('PgListener (e2e)', () => {
   });
   afterAll(() => admin.end());
 
-  it('hears notifications, and listens again 1 s after its connection is terminated', async () => {
+  it('hears notifications, and listens again 1 s after its connection is terminated, warning of its losses at most every 30 s', async () => {
     const heard: string[] = [];
     const lost: string[] = [];
+    const warned: string[] = [];
     let listening = 0;
     let pid: number | undefined;
     const listener = new PgListener(
       process.env.DATABASE_URL!,
       channel,
-      { notification: (payload) => heard.push(payload), listening: () => (listening += 1), lost: (reason) => lost.push(reason) },
+      {
+        notification: (payload) => heard.push(payload),
+        listening: () => (listening += 1),
+        lost: (reason) => lost.push(reason),
+        warn: (reason) => warned.push(reason),
+      },
       async (connection) => (pid = (await connection.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid),
     );
     try {
@@ -38,6 +44,12 @@ describe('PgListener (e2e)', () => {
       expect(pid).not.toBe(before);
       await admin.query('SELECT pg_notify($1, $2)', [channel, 'second']);
       await waitFor(async () => heard.includes('second'), 5_000, 'a notification after the reconnect');
+
+      // Before: a line per loss, every second through an outage.
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      await waitFor(async () => listening === 3, 10_000, 'listening again after a second loss');
+      expect(lost).toHaveLength(2);
+      expect(warned).toEqual([lost[0]]);
     } finally {
       await listener.stop();
     }

@@ -57,11 +57,11 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
           this.cache.clear();
           this.listening = true;
         },
-        lost: (reason) => {
+        lost: () => {
           this.listening = false;
           this.cache.clear();
-          this.logger.warn(`not listening for key changes, keys are read from the database each time: ${reason}`);
         },
+        warn: (reason) => this.logger.warn(`not listening for key changes, keys are read from the database each time: ${reason}`),
       },
       // Named only once listening: a change waits for every connection of this name to confirm.
       (connection) => connection.query(`SET application_name = '${AUTH_LISTENER_APPLICATION}'`),

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { throttledWarning } from '../logging/throttled-warning.js';
 import { settlesWithin } from '../timing/settles-within.js';
 
 const RELISTEN_DELAY_MS = 1_000;
@@ -21,7 +22,12 @@ export interface PgListenerHandlers {
   /** LISTEN is in place (again): whatever was notified while it was not must be caught up now. */
   listening(): void;
   /** The connection failed or could not be made; a new one is tried 1 s later, until `stop`. */
-  lost(reason: string): void;
+  lost?(reason: string): void;
+  /**
+   * Writes the loss's warning, at most once every 30 s (throttledWarning): through an outage
+   * the listener tries again every second, and wrote a line each time, 3,600 an hour.
+   */
+  warn?(reason: string): void;
 }
 
 /**
@@ -35,6 +41,7 @@ export class PgListener {
   private starting?: Promise<void>;
   private pending?: pg.Client;
   private stopped = false;
+  private readonly warnOfLoss: (reason: string) => void;
 
   constructor(
     private readonly databaseUrl: string,
@@ -42,7 +49,9 @@ export class PgListener {
     private readonly handlers: PgListenerHandlers,
     private readonly prepare?: (connection: pg.Client) => Promise<unknown>,
     private readonly liveness: Liveness = LIVENESS,
-  ) {}
+  ) {
+    this.warnOfLoss = throttledWarning((reason) => handlers.warn?.(reason));
+  }
 
   /** Starts listening; `stop` waits for a start in progress. */
   start(): Promise<void> {
@@ -110,7 +119,8 @@ export class PgListener {
     if (this.client === client) this.client = undefined;
     client.end().catch(() => undefined);
     if (this.stopped) return;
-    this.handlers.lost(reason);
+    this.handlers.lost?.(reason);
+    this.warnOfLoss(reason);
     if (this.retry) return;
     this.retry = setTimeout(() => {
       this.retry = undefined;

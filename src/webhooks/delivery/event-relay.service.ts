@@ -54,7 +54,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
     this.listener = new PgListener(config.DATABASE_URL, NOTIFY_CHANNEL, {
       notification: () => this.wake(),
       listening: () => this.wake(),
-      lost: (reason) => this.logger.warn(`relay listener: ${reason}; reconnecting`),
+      warn: (reason) => this.logger.warn(`relay listener: ${reason}; reconnecting`),
     });
   }
 
