@@ -175,6 +175,9 @@ describe('hostile input (e2e)', () => {
       const [head, body] = text.split('\r\n\r\n');
       expect(head).toMatch(/\r\nContent-Type: application\/problem\+json/i);
       expect(head).toMatch(/\r\nx-trace-id: [0-9a-f]{32}/i);
+      // As every answer: data, never a page, never stored (a 405 or 501 is cacheable by default).
+      expect(head).toMatch(/\r\nX-Content-Type-Options: nosniff/i);
+      expect(head).toMatch(/\r\nCache-Control: no-store/i);
       return { status: Number(head.split(' ')[1]), head, body: JSON.parse(body) as Record<string, unknown> };
     };
 

@@ -13,10 +13,21 @@ import { Metrics } from '../metrics/metrics.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../tracing/trace-id.js';
 import { allowedMethods } from './allowed-methods.js';
 import { checkBody, checkJsonCharset, checkQuery, checkUtf8, hasBody, notJson, withUtf8Charset } from './request-checks.js';
-import { securityHeaders } from './security-headers.js';
+import { dataSecurityHeaders, securityHeaders } from './security-headers.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
 export const BODY_LIMIT = '1mb';
+
+/**
+ * What every answer the HTTP server writes itself carries besides the problem, as the pipeline's
+ * answers do: they are data, never a page, and never to be stored (a 405 or 501 is cacheable by
+ * default, RFC 9110 15.1).
+ */
+const PROTOCOL_ANSWER_HEADERS: [string, string][] = [...dataSecurityHeaders(), ['Cache-Control', 'no-store']];
+
+/** The trace id of the request a connection is reading, for an answer Node makes on the socket (408). */
+const TRACE_ID_ON_SOCKET = Symbol('traceIdOnSocket');
+type TracedSocket = Duplex & { [TRACE_ID_ON_SOCKET]?: string };
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -89,14 +100,17 @@ function clientError(code: string | undefined, config: AppConfig): [ErrorName, s
  */
 export function answerClientErrors(server: Server, config: AppConfig): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    // Reset, or ended before its request was whole (HPE_INVALID_EOF_STATE): no one is left to
+    // answer, and the request's log line says 499 (before, 400, with a problem written to no one).
+    if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
       socket.destroy();
       return;
     }
     const [name, detail] = clientError(error.code, config);
     const exception = new DomainException(name, detail);
     markAnsweredOnSocket(socket, exception.definition.status);
-    endWithProblem(socket, exception, config);
+    // A request whose body is too slow has its trace id logged with its 408: the answer names the same.
+    endWithProblem(socket, exception, config, (socket as TracedSocket)[TRACE_ID_ON_SOCKET]);
   });
   // Node answers any Expect but 100-continue with a bare 417 unless this event has a listener.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
@@ -115,7 +129,7 @@ export function answerClientErrors(server: Server, config: AppConfig): void {
 function endWithProblem(socket: Duplex, exception: DomainException, config: AppConfig, traceId = traceIdFrom(undefined)): void {
   const { body, headers } = toProblem(exception, config.errorsBaseUrl);
   const text = JSON.stringify(body);
-  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const extra = [...PROTOCOL_ANSWER_HEADERS, ...Object.entries(headers)].map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(
     `HTTP/1.1 ${body.status} ${STATUS_CODES[body.status]}\r\n` +
       `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n${extra}` +
@@ -128,6 +142,7 @@ function writeProblem(response: ServerResponse, exception: DomainException, conf
   const { body, headers } = toProblem(exception, config.errorsBaseUrl);
   const text = JSON.stringify(body);
   response.writeHead(body.status, {
+    ...Object.fromEntries(PROTOCOL_ANSWER_HEADERS),
     ...headers,
     'Content-Type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
     'Content-Length': Buffer.byteLength(text),
@@ -197,6 +212,7 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
   const traceId = (request: ApiRequest, response: Response, next: NextFunction) => {
     request.traceId = traceIdFrom(request.headers.traceparent);
     response.setHeader(TRACE_HEADER, request.traceId);
+    (request.socket as TracedSocket)[TRACE_ID_ON_SOCKET] = request.traceId;
     next();
   };
   const logLine = requestLogLine(app.get<symbol, Logger>(PINO_LOGGER));
@@ -267,6 +283,8 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
   });
   app.use((error: unknown, request: ApiRequest, response: Response, next: NextFunction) => {
     if (response.headersSent) return next(error);
+    // The client went away while its body was read: no one to answer, and its log line says 499, not 400.
+    if ((error as { type?: unknown } | null)?.type === 'request.aborted') return;
     // Not JSON, on a route that reads its body: answered once routed, with the route's own key (refuseUnparsableBody).
     const problem = toProblem(error, config.errorsBaseUrl);
     if (routed.has(request) && problem.body.detail_key === Errors.MalformedJson.detailKey) {
