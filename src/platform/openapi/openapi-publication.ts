@@ -39,9 +39,4 @@ export class OpenApiPublication {
     if (!this.published) throw new Error('the OpenAPI document has not been published');
     return this.published;
   }
-
-  /** Both tags name the same document, so a conditional request may quote either. */
-  etags(): string[] {
-    return [this.representation(false).etag, this.representation(true).etag];
-  }
 }

@@ -18,7 +18,7 @@ export class OpenApiController {
   @ApiOperation({
     summary: 'This OpenAPI 3.1 document',
     description:
-      'Needs no API key. Cached for 5 minutes (`Cache-Control: public, max-age=300`), gzip-encoded when the request accepts it, and answered 304 with no body when `If-None-Match` names the current `ETag` (weak comparison; `*` and lists are understood).',
+      'Needs no API key. Cached for 5 minutes (`Cache-Control: public, max-age=300`), gzip-encoded when the request accepts it, and answered 304 with no body when `If-None-Match` names the `ETag` of the representation chosen (weak comparison; `*` and lists are understood; the other encoding\'s tag is a 200).',
   })
   @ApiOkResponse({
     description: 'The document.',
@@ -32,7 +32,7 @@ export class OpenApiController {
   })
   @ApiResponse({
     status: 304,
-    description: 'Not modified: `If-None-Match` names the current document. No body.',
+    description: 'Not modified: `If-None-Match` names the current document in the encoding chosen. No body.',
     headers: {
       ETag: { description: 'The current entity tag.', schema: { type: 'string' } },
       'Cache-Control': { description: '`public, max-age=300`', schema: { type: 'string' } },
@@ -44,7 +44,9 @@ export class OpenApiController {
     response.setHeader('ETag', chosen.etag);
     response.setHeader('Cache-Control', DOCUMENTATION_CACHE_CONTROL);
     response.setHeader('Vary', 'Accept-Encoding');
-    if (ifNoneMatchHits(request.headers['if-none-match'], this.publication.etags())) {
+    // Compared with the tag of the encoding chosen (RFC 9110 13.1.2): a 304 answers for that one,
+    // and a cache that holds the other could not use it.
+    if (ifNoneMatchHits(request.headers['if-none-match'], [chosen.etag])) {
       response.status(304).end();
       return;
     }
