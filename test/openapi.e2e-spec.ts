@@ -429,10 +429,11 @@ describe('OpenAPI document (e2e)', () => {
     it("answers 200 when If-None-Match names the other encoding's tag: a 304 is for the representation chosen", async () => {
       const plain = await rawRequest(api.app, 'GET', '/v1/openapi.json');
       const zipped = await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'Accept-Encoding': 'gzip' });
-      for (const [header, encoding, etag] of [
-        [plain.headers.etag!, 'gzip', zipped.headers.etag],
-        [zipped.headers.etag!, 'identity', plain.headers.etag],
-      ]) {
+      const cases: [string, string, string][] = [
+        [plain.headers.etag!, 'gzip', zipped.headers.etag!],
+        [zipped.headers.etag!, 'identity', plain.headers.etag!],
+      ];
+      for (const [header, encoding, etag] of cases) {
         const res = await rawRequest(api.app, 'GET', '/v1/openapi.json', { 'If-None-Match': header, 'Accept-Encoding': encoding });
         expect([res.status, res.headers.etag]).toEqual([200, etag]);
       }
