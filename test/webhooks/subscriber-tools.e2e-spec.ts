@@ -56,8 +56,13 @@ describe('subscriber tools (e2e)', () => {
 
       const listed = await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries`);
       expect(listed.body.data.map((delivery: { id: string }) => delivery.id)).toEqual([answer.body.id]);
-      const [event] = await db.query(`SELECT test, dispatched_at FROM events WHERE id = $1`, [answer.body.event_id]);
+      const [event] = await db.query(
+        `SELECT test, dispatched_at, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at FROM events WHERE id = $1`,
+        [answer.body.event_id],
+      );
       expect(event).toMatchObject({ test: true, dispatched_at: expect.any(Date) });
+      // By the database's clock, as every event's (before, the API process's, a few ms earlier).
+      expect(envelope.created_at).toBe(event.created_at);
       expect(await db.query(`SELECT endpoint_id FROM webhook_deliveries WHERE event_id = $1`, [answer.body.event_id])).toEqual([{ endpoint_id: endpoint.id }]);
       expect(at('/test-other')).toHaveLength(0);
 

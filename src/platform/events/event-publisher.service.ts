@@ -59,6 +59,11 @@ export async function excludePublishing(scope: TenantScope): Promise<void> {
   await scope.query('SELECT pg_advisory_xact_lock($2::int, hashtext($1::uuid::text))', [PUBLISHING_LOCK_NAMESPACE]);
 }
 
+/** SQL: the envelope `envelope` (a jsonb parameter) with its `created_at` the time `at`, to the millisecond (RFC 3339, UTC), as a receiver gets it. */
+export function envelopeAt(envelope: string, at: string): string {
+  return `jsonb_set(${envelope}::jsonb, '{created_at}', to_jsonb(to_char(${at} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))`;
+}
+
 /**
  * The first key of the shared transaction-level advisory lock an event's transaction holds on
  * its company from the insert until it ends (the second is the company id's hash): the events
@@ -74,7 +79,7 @@ export const PUBLISHING_LOCK_NAMESPACE = 0x45_56_54; // "EVT"
  * so a horizon that does not see the lock was read before this event's time.
  */
 const INSERT_EVENT_SQL = `INSERT INTO events (tenant_id, id, type, envelope, created_at)
-  SELECT $1::uuid, $2::uuid, $3::text, jsonb_set($4::jsonb, '{created_at}', to_jsonb(to_char(now.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))), now.at
+  SELECT $1::uuid, $2::uuid, $3::text, ${envelopeAt('$4', 'now.at')}, now.at
     FROM (SELECT clock_timestamp() AS at FROM (SELECT pg_advisory_xact_lock_shared($5::int, hashtext($1::uuid::text)) OFFSET 0) locked OFFSET 0) now
   RETURNING envelope->>'created_at' AS created_at`;
 

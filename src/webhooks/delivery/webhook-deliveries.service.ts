@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { EventCatalog, type EventType, isEventType } from '../../platform/catalog/event-types.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import { EventDataCheck } from '../../platform/events/event-data-check.js';
-import { OutboxEvent } from '../../platform/events/event.entity.js';
+import { envelopeAt } from '../../platform/events/event-publisher.service.js';
 import { ALL_EVENTS, unknownEventTypes } from '../subscriptions.js';
 import type { TestEventDto } from './dto/test-event.dto.js';
 import { deliveryApiVersion } from './webhook-envelope.js';
@@ -168,9 +168,14 @@ export class WebhookDeliveriesService {
     if (personal && !endpoint.piiEnabled) {
       throw new DomainException('WebhookPiiNotGranted', `${type} carries personal data and the endpoint is not enabled for it.`);
     }
-    const envelope: EventEnvelope = { id: randomUUID(), type, created_at: new Date().toISOString(), data: await this.eventData.example(type), test: true };
+    const envelope: EventEnvelope = { id: randomUUID(), type, created_at: '', data: await this.eventData.example(type), test: true };
     const delivery = await this.data.transaction(endpoint.tenantId, async (scope) => {
-      await scope.repository(OutboxEvent).insert({ id: envelope.id, type, envelope: envelope as never, dispatchedAt: new Date(), test: true });
+      // Its time is the database's, as every event's (docs/webhooks.md): the row's and the envelope's alike.
+      await scope.query(
+        `INSERT INTO events (tenant_id, id, type, envelope, created_at, dispatched_at, test)
+         SELECT $1, $2, $3, ${envelopeAt('$4', 'now.at')}, now.at, now.at, true FROM (SELECT clock_timestamp() AS at) now`,
+        [envelope.id, type, JSON.stringify(envelope)],
+      );
       const [{ id }] = await scope.query<{ id: string }>(
         `INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, api_version, personal_data, next_attempt_at)
          VALUES ($1, $2, $3, $4, $5, $6, clock_timestamp()) RETURNING id`,
