@@ -13,6 +13,9 @@ describe('parsePageRequest', () => {
     ['100000', 100],
     ['99999999999999999999', 100],
     ['-99999999999999999999', 1],
+    // Any length the request line holds (before, over 1,000 digits was a 422 the docs did not say).
+    ['9'.repeat(10_000), 100],
+    [`-${'9'.repeat(10_000)}`, 1],
   ])('limit %p → %p', (limit, expected) => {
     expect(parsePageRequest(limit === undefined ? {} : { limit }, 'holder').limit).toBe(expected);
   });

@@ -29,8 +29,8 @@ export interface Page<T> {
  */
 export function parsePageRequest(query: Request['query'], holder: string): PageRequest {
   const { limit, cursor } = query;
-  // Any integer, however long: beyond the bounds it only clamps.
-  if (limit !== undefined && (typeof limit !== 'string' || limit.length > 1000 || !/^\s*[-+]?\d+\s*$/.test(limit))) {
+  // Any integer, however long (the request line bounds it at 16 KiB): beyond the bounds it only clamps.
+  if (limit !== undefined && (typeof limit !== 'string' || !/^\s*[-+]?\d+\s*$/.test(limit))) {
     throw new DomainException('InvalidInput', 'limit must be an integer.', { field: 'limit', code: 'invalid_format' });
   }
   if (cursor !== undefined && typeof cursor !== 'string') {
