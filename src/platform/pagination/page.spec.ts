@@ -13,11 +13,14 @@ describe('parsePageRequest', () => {
     ['100000', 100],
     ['99999999999999999999', 100],
     ['-99999999999999999999', 1],
-    // Any length the request line holds (before, over 1,000 digits was a 422 the docs did not say).
-    ['9'.repeat(10_000), 100],
-    [`-${'9'.repeat(10_000)}`, 1],
   ])('limit %p → %p', (limit, expected) => {
     expect(parsePageRequest(limit === undefined ? {} : { limit }, 'holder').limit).toBe(expected);
+  });
+
+  // Before, over 1,000 digits was a 422 the docs did not say.
+  it('clamps a limit of any length the request line holds', () => {
+    expect(parsePageRequest({ limit: '9'.repeat(10_000) }, 'holder').limit).toBe(100);
+    expect(parsePageRequest({ limit: `-${'9'.repeat(10_000)}` }, 'holder').limit).toBe(1);
   });
 
   it.each(['abc', '1.5', '', '1e3', ['1', '2']])('refuses limit %p with invalid_input', (limit) => {
