@@ -4,6 +4,7 @@ import { Scope } from '../src/platform/catalog/scopes.js';
 import type { TestApi } from './support/api.js';
 import { countRows, expectProblem, type FinanceFixture, startFinanceApi } from './support/finance.js';
 import type { TenantSession } from './support/tenant-session.js';
+import { waitFor } from './support/wait-for.js';
 
 const INVALID_INPUT = 'errors.common.validation.invalid_input';
 
@@ -200,6 +201,26 @@ describe('hostile input (e2e)', () => {
     it('answers an HTTP/1.1 request without Host 400 malformed_request as a problem', async () => {
       const answer = await raw(`GET /v1/invoices HTTP/1.1\r\nAuthorization: ${session.auth}\r\n\r\n`);
       expect([answer.status, answer.body]).toEqual([400, expect.objectContaining({ status: 400, detail_key: 'errors.common.malformed_request' })]);
+    });
+
+    // Before: none of them had a log line or a count (a 501 among them, which operations.md logs at error).
+    it('logs and counts each of them, as every answer: one line per request', async () => {
+      const count = async (method: string, status: number) => {
+        const series = new RegExp(`http_request_duration_seconds_count\\{method="${method}",route="unmatched",status="${status}"\\} (\\d+)`);
+        return Number((await api.http.get('/metrics')).text.match(series)?.[1] ?? 0);
+      };
+      const cases: [string, string, number][] = [
+        ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'CONNECT', 405],
+        ['POST /v1/invoices HTTP/1.1\r\nHost: localhost\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}', 'POST', 417],
+        ['POST /v1/invoices HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n', 'POST', 501],
+        ['DELETE /v1/invoices HTTP/1.1\r\nHost: localhost\r\nHost: localhost\r\n\r\n', 'DELETE', 400],
+        [`GET /v1/invoices HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 'unknown', 431],
+      ];
+      for (const [request, method, status] of cases) {
+        const before = await count(method, status);
+        expect((await raw(request)).status).toBe(status);
+        await waitFor(async () => (await count(method, status)) === before + 1, 5000, `${method} ${status} counted`);
+      }
     });
   });
 

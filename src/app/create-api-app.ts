@@ -8,8 +8,10 @@ import { givingBackTurn } from '../platform/auth/turn-ending.js';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { messageClassesOf } from '../platform/http/express-messages.js';
 import { answerJson } from '../platform/http/json-answer.js';
-import { answerClientErrors, configureHttpPipeline, httpServerOptions, withFramingChecks } from '../platform/http/http-pipeline.js';
+import { answerClientErrors, answerRecorder, configureHttpPipeline, httpServerOptions } from '../platform/http/http-pipeline.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
+import { PINO_LOGGER } from '../platform/logging/logging.module.js';
+import { Metrics } from '../platform/metrics/metrics.service.js';
 import { publishOpenApi } from '../platform/openapi/publish-openapi.js';
 import { ApiModule } from './api.module.js';
 import { FEATURE_TAGS } from './features.js';
@@ -29,14 +31,13 @@ class ApiExpressAdapter extends ExpressAdapter {
   constructor(
     instance: Express,
     private readonly serverOptions: ServerOptions,
-    private readonly config: AppConfig,
   ) {
     super(instance);
   }
 
   override initHttpServer(): void {
     const instance = this.getInstance<Express>();
-    this.httpServer = createServer({ ...this.serverOptions, ...messageClassesOf(instance) }, withFramingChecks(instance, this.config));
+    this.httpServer = createServer({ ...this.serverOptions, ...messageClassesOf(instance) }, instance);
   }
 
   override get(...args: unknown[]): unknown {
@@ -71,7 +72,7 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   // /V1/INVOICES is not /v1/invoices: one spelling per route, so idempotency keys and logs name
   // one path. Set before Nest touches the instance: express fixes it when it creates its router.
   const instance = express().set('case sensitive routing', true);
-  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config, extraModules), new ApiExpressAdapter(instance, httpServerOptions(config), config), {
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(config, extraModules), new ApiExpressAdapter(instance, httpServerOptions(config)), {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -89,7 +90,7 @@ export async function createApiApp(config: AppConfig, extraModules: Type[] = [])
   // The client address (failed-authentication limit) behind the proxies TRUST_PROXY names.
   app.set('trust proxy', config.trustProxy);
   configureHttpPipeline(app, config);
-  answerClientErrors(app.getHttpServer(), config);
+  answerClientErrors(app.getHttpServer(), config, answerRecorder(app.get(PINO_LOGGER), app.get(Metrics)));
   publishOpenApi(app, config, FEATURE_TAGS);
   await app.init();
   return app;

@@ -5,9 +5,11 @@ import { McpHttpService } from '../mcp/mcp-http.service.js';
 import { McpServerModule } from '../mcp/mcp-server.module.js';
 import type { AppConfig } from '../platform/config/app-config.js';
 import { ConfigModule } from '../platform/config/config.module.js';
-import { answerClientErrors, httpServerOptions, withFramingChecks } from '../platform/http/http-pipeline.js';
+import { answerClientErrors, answerRecorder, httpServerOptions } from '../platform/http/http-pipeline.js';
 import { dataSecurityHeaders } from '../platform/http/security-headers.js';
 import { PinoNestLogger } from '../platform/logging/logger.js';
+import { PINO_LOGGER } from '../platform/logging/logging.module.js';
+import { Metrics } from '../platform/metrics/metrics.service.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { PlatformModule } from '../platform/platform.module.js';
 import type { AreaSummary } from '../platform/resources/read-resource.js';
@@ -41,13 +43,12 @@ export async function createMcpServer(config: AppConfig): Promise<McpServerHandl
   const context = await NestFactory.createApplicationContext(McpRoleModule.register(config, await loadAreaSummaries()), { bufferLogs: true, abortOnError: false });
   context.useLogger(context.get(PinoNestLogger));
   const http = context.get(McpHttpService);
-  const serve = withFramingChecks((request, response) => void http.handle(request, response), config);
   const headers = dataSecurityHeaders();
   const server = createServer(httpServerOptions(config), (request, response) => {
     for (const [name, value] of headers) response.setHeader(name, value);
-    serve(request, response);
+    void http.handle(request, response);
   });
-  answerClientErrors(server, config);
+  answerClientErrors(server, config, answerRecorder(context.get(PINO_LOGGER), context.get(Metrics)));
   return {
     context,
     server,

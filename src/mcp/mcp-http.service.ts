@@ -16,7 +16,7 @@ import { type RateLimitDecision, RateLimiterService } from '../platform/rate-lim
 import { AuthFailureLimiter } from '../platform/rate-limit/auth-failure-limiter.service.js';
 import { clientAddressReader } from '../platform/http/client-address.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
-import { checkBody, checkJsonHeaders, checkUtf8, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
+import { checkBody, checkFraming, checkJsonHeaders, checkUtf8, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
 import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
@@ -131,6 +131,7 @@ export class McpHttpService {
     response.setHeader('Cache-Control', 'no-store');
     this.logRequest(request as unknown as ApiRequest, response, () => undefined);
     try {
+      checkFraming(request, response);
       const path = pathOf(request);
       const entry = path === null ? undefined : ROUTES[path];
       if (!entry) throw new DomainException('RouteNotFound', 'No route matches this path; the MCP endpoint is POST /mcp.');

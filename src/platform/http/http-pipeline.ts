@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import express, { type Application, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { type IncomingMessage, type RequestListener, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerOptions, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApiRequest } from '../auth/auth-context.js';
 import { type ErrorName, Errors } from '../catalog/errors.js';
@@ -8,11 +8,11 @@ import type { AppConfig } from '../config/app-config.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { PROBLEM_CONTENT_TYPE, type Problem, toProblem } from '../errors/problem.js';
 import { type Logger, PINO_LOGGER } from '../logging/logging.module.js';
-import { markAnsweredOnSocket, onRequestDone, requestLogLine } from '../logging/request-log.js';
+import { markAnsweredOnSocket, onRequestDone, requestLogLine, requestOnSocket } from '../logging/request-log.js';
 import { Metrics } from '../metrics/metrics.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../tracing/trace-id.js';
 import { allowedMethods } from './allowed-methods.js';
-import { checkBody, checkJsonCharset, checkQuery, checkUtf8, hasBody, notJson, withUtf8Charset } from './request-checks.js';
+import { checkBody, checkFraming, checkJsonCharset, checkQuery, checkUtf8, hasBody, notJson, withUtf8Charset } from './request-checks.js';
 import { dataSecurityHeaders, securityHeaders } from './security-headers.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
@@ -25,9 +25,21 @@ export const BODY_LIMIT = '1mb';
  */
 const PROTOCOL_ANSWER_HEADERS: [string, string][] = [...dataSecurityHeaders(), ['Cache-Control', 'no-store']];
 
-/** The trace id of the request a connection is reading, for an answer Node makes on the socket (408). */
-const TRACE_ID_ON_SOCKET = Symbol('traceIdOnSocket');
-type TracedSocket = Duplex & { [TRACE_ID_ON_SOCKET]?: string };
+/**
+ * Writes the log line and counts the metric of an answer the HTTP server makes before any
+ * request handler runs (417, CONNECT's 405, a request Node's parser refused): one line per
+ * request, as every other answer has. `method` is null where the parser could not read one.
+ */
+export type AnswerRecorder = (traceId: string, method: string | null, status: number) => void;
+
+export function answerRecorder(logger: Logger, metrics: Metrics): AnswerRecorder {
+  const logLine = requestLogLine(logger);
+  return (traceId, method, status) => {
+    const outcome = { method: method ?? 'unknown', route: null, status, durationMs: 0 };
+    logLine({ traceId } as ApiRequest, outcome);
+    metrics.observeRequest(outcome.method, null, status, 0);
+  };
+}
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -41,48 +53,9 @@ export function httpServerOptions(config: AppConfig): ServerOptions {
     requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     headersTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
     connectionsCheckingInterval: 1000,
-    // Node would answer a missing Host with a bare 400; withFramingChecks answers it as a problem.
+    // Node would answer a missing Host with a bare 400; checkFraming answers it as a problem.
     requireHostHeader: false,
   };
-}
-
-/**
- * `handler` behind the framing checks Node's parser leaves to the server, answered as problems
- * like every error: one Host header, required in HTTP/1.1 (RFC 9112 3.2; Node keeps the first
- * of several), and no transfer coding but chunked (RFC 9112 6.1: Node frames `gzip, chunked` by
- * its chunks and hands on the still-coded body, which would be misread).
- */
-export function withFramingChecks(handler: RequestListener, config: AppConfig): RequestListener {
-  return (request, response) => {
-    const refusal = framingRefusal(request);
-    if (refusal) {
-      writeProblem(response, refusal, config, traceIdFrom(request.headers.traceparent));
-      return;
-    }
-    handler(request, response);
-  };
-}
-
-function framingRefusal(request: IncomingMessage): DomainException | undefined {
-  if (request.headers.host === undefined) {
-    if (request.httpVersion === '1.1') return new DomainException('MalformedRequest', 'An HTTP/1.1 request must carry a Host header.');
-  } else if (headerLines(request.rawHeaders, 'host') > 1) {
-    return new DomainException('MalformedRequest', 'A request must carry one Host header, not several.');
-  }
-  const coding = request.headers['transfer-encoding'];
-  if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
-    return new DomainException('TransferCodingNotImplemented', `Transfer-Encoding: ${coding.slice(0, 100)} is not supported; only chunked is.`, { field: 'Transfer-Encoding' });
-  }
-  return undefined;
-}
-
-/** How many lines of `rawHeaders` name the header `name` (lower case). */
-function headerLines(rawHeaders: string[], name: string): number {
-  let lines = 0;
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    if (rawHeaders[index].length === name.length && rawHeaders[index].toLowerCase() === name) lines += 1;
-  }
-  return lines;
 }
 
 /** What Node's HTTP server reports on a connection, as the problem answered on its socket. */
@@ -98,7 +71,7 @@ function clientError(code: string | undefined, config: AppConfig): [ErrorName, s
  * arrive) never reach express or the agent-tool front; they are answered here, on the raw
  * socket, as problems like every other error.
  */
-export function answerClientErrors(server: Server, config: AppConfig): void {
+export function answerClientErrors(server: Server, config: AppConfig, record: AnswerRecorder): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     // Reset, or ended before its request was whole (HPE_INVALID_EOF_STATE): no one is left to
     // answer, and the request's log line says 499 (before, 400, with a problem written to no one).
@@ -108,21 +81,30 @@ export function answerClientErrors(server: Server, config: AppConfig): void {
     }
     const [name, detail] = clientError(error.code, config);
     const exception = new DomainException(name, detail);
-    markAnsweredOnSocket(socket, exception.definition.status);
-    // A request whose body is too slow has its trace id logged with its 408: the answer names the same.
-    endWithProblem(socket, exception, config, (socket as TracedSocket)[TRACE_ID_ON_SOCKET]);
+    const status = exception.definition.status;
+    // A request being read (its body too slow) is logged with this status under its own trace id,
+    // which the answer names; a request Node could not read at all is logged here.
+    const inFlight = requestOnSocket(socket);
+    if (inFlight !== undefined) markAnsweredOnSocket(socket, status);
+    const traceId = inFlight ?? traceIdFrom(undefined);
+    endWithProblem(socket, exception, config, traceId);
+    if (inFlight === undefined) record(traceId, null, status);
   });
   // Node answers any Expect but 100-continue with a bare 417 unless this event has a listener.
   server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
     const expectation = String(request.headers.expect).slice(0, 100);
     const exception = new DomainException('ExpectationFailed', `Expect: ${expectation} is not supported; only 100-continue is.`, { field: 'Expect' });
-    writeProblem(response, exception, config, traceIdFrom(request.headers.traceparent));
+    const traceId = traceIdFrom(request.headers.traceparent);
+    writeProblem(response, exception, config, traceId);
+    record(traceId, request.method ?? null, exception.definition.status);
   });
   // Node hands CONNECT to this event instead of the request handler; without a listener the
   // socket is closed unanswered. This server is no proxy: the target names no resource here.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     const exception = new DomainException('MethodNotAllowed', 'CONNECT is not supported: this server is not a proxy.', {}, { Allow: '' });
-    endWithProblem(socket, exception, config, traceIdFrom(request.headers.traceparent));
+    const traceId = traceIdFrom(request.headers.traceparent);
+    endWithProblem(socket, exception, config, traceId);
+    record(traceId, 'CONNECT', exception.definition.status);
   });
 }
 
@@ -212,7 +194,6 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
   const traceId = (request: ApiRequest, response: Response, next: NextFunction) => {
     request.traceId = traceIdFrom(request.headers.traceparent);
     response.setHeader(TRACE_HEADER, request.traceId);
-    (request.socket as TracedSocket)[TRACE_ID_ON_SOCKET] = request.traceId;
     next();
   };
   const logLine = requestLogLine(app.get<symbol, Logger>(PINO_LOGGER));
@@ -243,7 +224,11 @@ export function configureHttpPipeline(app: INestApplication, config: AppConfig):
     if (BODY_METHODS.has(request.method) && hasBody(request.headers) && allowedMethods(expressApp, request.path).includes(request.method)) routed.add(request);
     next();
   };
-  app.use(inOrder(traceId, recorded, securityHeaders(config), versioned, queryOnce, markRouted));
+  const framing = (request: Request, response: Response, next: NextFunction) => {
+    checkFraming(request, response);
+    next();
+  };
+  app.use(inOrder(traceId, recorded, securityHeaders(config), versioned, framing, queryOnce, markRouted));
   app.use((request: Request, _response: Response, next: NextFunction) => {
     if (routed.has(request)) {
       const contentType = request.headers['content-type'];

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { format as formatContentType, parse as parseContentType } from 'content-type';
 import { DomainException } from '../errors/domain.exception.js';
 import { memberPath } from '../validation/member-path.js';
@@ -163,4 +163,40 @@ export function hasBody(headers: IncomingHttpHeaders): boolean {
   if (headers['transfer-encoding'] !== undefined) return true;
   const length = headers['content-length'];
   return length !== undefined && length !== '0';
+}
+
+/**
+ * The framing checks Node's parser leaves to the server, run by each server's front after its
+ * request's log line is set up: one Host header, required in HTTP/1.1 (RFC 9112 3.2; Node keeps
+ * the first of several), and no transfer coding but chunked (RFC 9112 6.1: Node frames `gzip,
+ * chunked` by its chunks and hands on the still-coded body, which would be misread). A refused
+ * request's connection is closed after its answer: what follows its head cannot be trusted.
+ */
+export function checkFraming(request: IncomingMessage, response: ServerResponse): void {
+  const refusal = framingRefusal(request);
+  if (!refusal) return;
+  response.setHeader('Connection', 'close');
+  throw refusal;
+}
+
+function framingRefusal(request: IncomingMessage): DomainException | undefined {
+  if (request.headers.host === undefined) {
+    if (request.httpVersion === '1.1') return new DomainException('MalformedRequest', 'An HTTP/1.1 request must carry a Host header.');
+  } else if (headerLines(request.rawHeaders, 'host') > 1) {
+    return new DomainException('MalformedRequest', 'A request must carry one Host header, not several.');
+  }
+  const coding = request.headers['transfer-encoding'];
+  if (coding !== undefined && coding.trim().toLowerCase() !== 'chunked') {
+    return new DomainException('TransferCodingNotImplemented', `Transfer-Encoding: ${coding.slice(0, 100)} is not supported; only chunked is.`, { field: 'Transfer-Encoding' });
+  }
+  return undefined;
+}
+
+/** How many lines of `rawHeaders` name the header `name` (lower case). */
+function headerLines(rawHeaders: string[], name: string): number {
+  let lines = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index].length === name.length && rawHeaders[index].toLowerCase() === name) lines += 1;
+  }
+  return lines;
 }

@@ -22,7 +22,17 @@ export function routePattern(request: Request): string | null {
 
 /** The status a connection was answered with outside the request's own response (a 408 on the raw socket). */
 const ANSWERED_ON_SOCKET = Symbol('answered on the socket');
-type AnsweredSocket = { [ANSWERED_ON_SOCKET]?: number };
+/** The trace id of the request a connection is serving, until that request is recorded. */
+const REQUEST_ON_SOCKET = Symbol('request on the socket');
+type AnsweredSocket = { [ANSWERED_ON_SOCKET]?: number; [REQUEST_ON_SOCKET]?: string };
+
+/**
+ * The trace id of the request the connection is reading or answering, if any: an answer Node
+ * makes on the socket for it (a 408 to a body too slow) names it, and leaves its line to it.
+ */
+export function requestOnSocket(socket: object): string | undefined {
+  return (socket as AnsweredSocket)[REQUEST_ON_SOCKET];
+}
 
 /**
  * Records that the socket was answered `status` directly (http-pipeline's answerClientErrors), so
@@ -44,14 +54,16 @@ export function onRequestDone(record: (request: ApiRequest, outcome: RequestOutc
     const started = performance.now();
     // Read now: a request destroyed while its body is read (one over the limit) has no socket by its close.
     const socket = request.socket as AnsweredSocket;
-    whenClosed(response, () =>
+    socket[REQUEST_ON_SOCKET] = request.traceId;
+    whenClosed(response, () => {
+      if (socket[REQUEST_ON_SOCKET] === request.traceId) socket[REQUEST_ON_SOCKET] = undefined;
       record(request, {
         method: request.method,
         route: route(request),
         status: socket[ANSWERED_ON_SOCKET] ?? (response.writableFinished ? response.statusCode : 499),
         durationMs: performance.now() - started,
-      }),
-    );
+      });
+    });
     next();
   };
 }
