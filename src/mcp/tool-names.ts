@@ -21,7 +21,7 @@ export function toolsStoodFor(name: string, grantable: readonly string[]): strin
 }
 
 /** The verbs of a resource's own tools, in the order they are listed. */
-export const RESOURCE_TOOL_VERBS = ['list', 'get', 'search', 'recent'] as const;
+const RESOURCE_TOOL_VERBS = ['list', 'get', 'search', 'recent'] as const;
 export type ResourceToolVerb = (typeof RESOURCE_TOOL_VERBS)[number];
 
 export const resourceToolName = (verb: ResourceToolVerb, resource: string): string => `${verb}_${resource}`;

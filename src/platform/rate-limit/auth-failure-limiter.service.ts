@@ -80,7 +80,7 @@ export class AuthFailureLimiter {
  * or an IPv6 address's /64, the network one subscriber holds: counted per address, a single
  * host could try 2^64 times the limit. Anything unparsable is counted as it is.
  */
-export function clientNetwork(address: string): string {
+function clientNetwork(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();
