@@ -237,6 +237,18 @@ describe('deliveries API and replays (e2e)', () => {
     expect(badId.body).toMatchObject({ detail_key: 'errors.common.validation.invalid_input', field: 'delivery_id' });
   });
 
+  // Before: GET read replay_failed as a delivery id (422), and PUT's Allow named that route's GET too.
+  it('answers any method but POST on replay_failed 405 with Allow: POST, as OpenAPI matches the concrete path first', async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/concrete') });
+    const path = `/v1/webhook_endpoints/${endpoint.id}/deliveries/replay_failed`;
+    for (const answer of [await get(path), await api.http.put(path).set('Authorization', session.auth), await api.http.delete(path).set('Authorization', session.auth)]) {
+      expect([answer.status, answer.headers.allow, answer.body.detail_key]).toEqual([405, 'POST', 'errors.common.method_not_allowed']);
+    }
+    // A path of the templated route stays its own: a malformed id is 422, a PUT there names GET.
+    expect((await get(`/v1/webhook_endpoints/${endpoint.id}/deliveries/not-a-uuid`)).body).toMatchObject({ status: 422, field: 'delivery_id' });
+    expect((await api.http.put(`/v1/webhook_endpoints/${endpoint.id}/deliveries/not-a-uuid`).set('Authorization', session.auth)).headers.allow).toBe('GET, HEAD');
+  });
+
   it('replay_failed skips personal-data deliveries of an ungranted endpoint', async () => {
     const { endpoint } = await endpointWithFailures('/bulk-pii', 2, { eventTypes: ['hr.employee.created'], piiEnabled: true });
     await db.query(`UPDATE webhook_endpoints SET pii_enabled = false WHERE id = $1`, [endpoint.id]);

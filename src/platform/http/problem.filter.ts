@@ -6,7 +6,7 @@ import { AppConfig } from '../config/app-config.js';
 import { allowedMethods } from './allowed-methods.js';
 import { sendProblem } from './http-pipeline.js';
 import { DomainException } from '../errors/domain.exception.js';
-import { toProblem } from '../errors/problem.js';
+import { type Problem, toProblem } from '../errors/problem.js';
 import { throttledWarning } from '../logging/throttled-warning.js';
 
 /** The one place where errors thrown inside Nest become application/problem+json. */
@@ -29,7 +29,7 @@ export class ProblemFilter implements ExceptionFilter {
     const request = host.switchToHttp().getRequest<ApiRequest>();
     const response = host.switchToHttp().getResponse<Response>();
     const error = exception instanceof NotFoundException ? this.routeNotFound(request, exception) : exception;
-    const problem = toProblem(error, this.config.errorsBaseUrl);
+    const problem = this.concretePathRefusal(request, toProblem(error, this.config.errorsBaseUrl));
     // A call its route refuses (a bad since, an endpoint not active) did no replay: it spends
     // none of the replay limits, only the general one, like any request.
     if (problem.body.status >= 400 && problem.body.status < 500 && problem.body.status !== 429) request.refundRouteLimit?.();
@@ -41,12 +41,29 @@ export class ProblemFilter implements ExceptionFilter {
   }
 
   /**
+   * A path parameter refused where the path is another route's concrete path (`GET
+   * …/deliveries/replay_failed`, read by `…/deliveries/{id}`'s GET as an id): the path is that
+   * route's, as OpenAPI matches paths, so the answer is its 405 rather than the id's 422.
+   */
+  private concretePathRefusal(request: Request, problem: Problem): Problem {
+    const field = problem.body.field;
+    if (problem.body.status !== 422 || typeof field !== 'string' || !Object.hasOwn(request.params ?? {}, field)) return problem;
+    const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance<Application>(), request.path);
+    if (allow.length === 0 || allow.includes(request.method)) return problem;
+    return toProblem(methodNotAllowed(request, allow), this.config.errorsBaseUrl);
+  }
+
+  /**
    * Nest answers an unmatched request with a NotFoundException. When the path exists under
    * other methods, the answer is a 405 naming them in `Allow` (RFC 9110 §15.5.6).
    */
   private routeNotFound(request: Request, exception: NotFoundException): unknown {
     const allow = allowedMethods(this.adapterHost.httpAdapter.getInstance<Application>(), request.path);
     if (allow.length === 0) return exception;
-    return new DomainException('MethodNotAllowed', `${request.method} is not allowed on this path; use ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') });
+    return methodNotAllowed(request, allow);
   }
+}
+
+function methodNotAllowed(request: Request, allow: string[]): DomainException {
+  return new DomainException('MethodNotAllowed', `${request.method} is not allowed on this path; use ${allow.join(', ')}.`, {}, { Allow: allow.join(', ') });
 }
