@@ -44,6 +44,7 @@ describe('health probes (e2e)', () => {
       expect(res.body).toMatchObject({
         status: 503,
         detail_key: 'errors.common.service_unavailable',
+        detail: 'Not ready: redis did not answer within 1 s.',
         checks: { database: 'up', redis: 'down' },
       });
       expect(res.text).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/);

@@ -38,7 +38,9 @@ export class HealthController {
       const { details } = error.getResponse() as HealthCheckResult;
       const checks = Object.fromEntries(Object.entries(details).map(([name, result]) => [name, result.status]));
       const down = Object.keys(checks).filter((name) => checks[name] !== 'up');
-      throw new DomainException('ServiceUnavailable', `Not ready: ${down.join(', ')} unreachable.`, { checks }, { 'Retry-After': String(TRANSIENT_RETRY_AFTER_S) });
+      // Not "unreachable": a database that is up but whose every pooled connection is busy (requests
+      // held by a lock) fails the ping as well, and an operator would look for the wrong fault.
+      throw new DomainException('ServiceUnavailable', `Not ready: ${down.join(', ')} did not answer within 1 s.`, { checks }, { 'Retry-After': String(TRANSIENT_RETRY_AFTER_S) });
     }
   }
 }
