@@ -70,6 +70,15 @@ describe('structured request logs (e2e, dist/main.js)', () => {
     expect(main.stdout()).not.toContain('S'.repeat(43));
   });
 
+  // Before: the HEAD named the route it had only tried (its GET answered route: null).
+  it('logs a HEAD or GET on a path served only by POST as matching no route: 405, route null', async () => {
+    const path = '/v1/invoices/00000000-0000-0000-0000-000000000000/void';
+    for (const answer of [await request(base).head(path), await request(base).get(path)]) {
+      expect(answer.status).toBe(405);
+      expect(await logOf(answer.headers['x-trace-id'])).toMatchObject({ status: 405, route: null });
+    }
+  });
+
   it('refuses a key sent in X-API-Key, ?access_token= or ?api_key= with 401, and never logs it', async () => {
     const session = await createTenantSession(api.app, { scopes: [Scope.All] });
     const secret = session.key.split('_').at(-1)!;

@@ -14,10 +14,17 @@ export interface RequestOutcome {
   durationMs: number;
 }
 
-/** The route pattern express matched, or null when no route did (404, or refused before routing). */
+/**
+ * The route pattern express matched, or null when no route did (404, or refused before routing).
+ * express also names a route it only tried, a HEAD on a path served without GET (answered 405):
+ * that route served nothing, as for a GET there.
+ */
 export function routePattern(request: Request): string | null {
-  const route = (request as Request & { route?: { path?: unknown } }).route;
-  return typeof route?.path === 'string' ? `${request.baseUrl}${route.path}` : null;
+  const route = (request as Request & { route?: { path?: unknown; methods?: Record<string, boolean> } }).route;
+  if (typeof route?.path !== 'string') return null;
+  const methods = route.methods ?? {};
+  const served = methods[request.method.toLowerCase()] || methods._all || (request.method === 'HEAD' && methods.get);
+  return served ? `${request.baseUrl}${route.path}` : null;
 }
 
 /** The status a connection was answered with outside the request's own response (a 408 on the raw socket). */
