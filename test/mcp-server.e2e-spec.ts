@@ -524,6 +524,35 @@ describe('agent-tool server (e2e)', () => {
       }
     });
 
+    // Before: two calls of one per-resource tool in a batch registered it twice (HTTP 500), and a
+    // batch's tools/list listed the per-resource tools the batch called.
+    it('answers each call of a batch naming one per-resource tool twice, and its tools/list as alone', async () => {
+      const rpc = async (messages: object[]) => {
+        const response = await fetch(`${mcp.base}/mcp`, {
+          method: 'POST',
+          headers: { ...credentials(a.mcp_token, a.tenant.slug), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-03-26' },
+          body: JSON.stringify(messages),
+        });
+        const text = await response.text();
+        const json = response.headers.get('content-type')?.startsWith('text/event-stream')
+          ? text.split('\n').filter((line) => line.startsWith('data: ')).flatMap((line) => JSON.parse(line.slice(6)))
+          : JSON.parse(text);
+        return { status: response.status, answers: new Map((Array.isArray(json) ? json : [json]).map((answer: any) => [answer.id, answer])) };
+      };
+      const names = (answer: any) => answer.result.tools.map((tool: { name: string }) => tool.name);
+      const alone = await rpc([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }]);
+      const batch = await rpc([
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_invoices', arguments: { limit: 1 } } },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_invoices', arguments: { limit: 2 } } },
+        { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+      ]);
+      expect(batch.status).toBe(200);
+      expect(batch.answers.get(1).result.structuredContent.data).toHaveLength(1);
+      expect(batch.answers.get(2).result.structuredContent.data).toHaveLength(2);
+      expect(names(batch.answers.get(3))).toEqual(names(alone.answers.get(1)));
+      expect(names(batch.answers.get(3))).not.toContain('list_invoices');
+    });
+
     it('refuses the call once user:set-permissions withdraws the permission and allows it again once restored, with no restart', async () => {
       const person = await personWithToken('fin.invoices:read,fm.vehicles:read', '*');
       const client = await legacyClient(mcp.base, person.token, a.tenant.slug);

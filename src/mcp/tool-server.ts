@@ -43,6 +43,12 @@ export interface ShortcutAnswer {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** What one request's server registers; `unlisted`: names called but not listed, which tools/list leaves out. */
+interface CallableTools {
+  tools: AgentTool[];
+  unlisted: ReadonlySet<string>;
+}
+
 /** Who asks, what the connection selected, and the tools the request calls (from its body). */
 export interface ToolRequest {
   readonly caller: McpCaller;
@@ -68,7 +74,7 @@ export class ToolServer implements OnModuleDestroy {
   private readonly turns: TenantTurns;
   private readonly instructions: string;
   /** The tools each request may call, worked out once: its checks and its server both need them. */
-  private readonly callableTools = new WeakMap<ToolRequest, AgentTool[]>();
+  private readonly callableTools = new WeakMap<ToolRequest, CallableTools>();
 
   constructor(
     @Inject(ToolCatalog) private readonly catalog: ToolCatalog,
@@ -136,9 +142,10 @@ export class ToolServer implements OnModuleDestroy {
 
   /**
    * The tools one request may run: those listed, plus, when the connection named none, the
-   * resource tools it calls by name (tokens grant them; clients written for them keep working).
+   * resource tools it calls by name (tokens grant them; clients written for them keep working),
+   * each once however often a batch calls it, and left out of the batch's `tools/list`.
    */
-  private callable(request: ToolRequest): AgentTool[] {
+  private callable(request: ToolRequest): CallableTools {
     let tools = this.callableTools.get(request);
     if (tools === undefined) {
       tools = this.callableNow(request);
@@ -147,15 +154,16 @@ export class ToolServer implements OnModuleDestroy {
     return tools;
   }
 
-  private callableNow(request: ToolRequest): AgentTool[] {
+  private callableNow(request: ToolRequest): CallableTools {
     const listed = this.toolsFor(request.caller, request.selection);
-    if (request.selection.tools !== null) return listed;
+    if (request.selection.tools !== null) return { tools: listed, unlisted: new Set() };
     const usable = this.usable(request.caller, request.selection);
-    const called = request.calls.flatMap((name) => {
+    const unlisted = new Set(request.calls.filter((name) => !listed.some((tool) => tool.name === name)));
+    const called = [...unlisted].flatMap((name) => {
       const tool = this.catalog.resourceTool(name);
       return tool && usable(tool) ? [tool] : [];
     });
-    return [...listed, ...called];
+    return { tools: [...listed, ...called], unlisted };
   }
 
   /**
@@ -191,7 +199,7 @@ export class ToolServer implements OnModuleDestroy {
    */
   refusedBySchema(request: ToolRequest, name: string, args: unknown): string | undefined {
     if (args !== undefined && args !== null && (typeof args !== 'object' || Array.isArray(args))) return undefined;
-    const tool = this.callable(request).find((candidate) => candidate.name === name);
+    const tool = this.callable(request).tools.find((candidate) => candidate.name === name);
     return tool !== undefined && !tool.input.safeParse(args ?? {}).success ? tool.name : undefined;
   }
 
@@ -240,13 +248,18 @@ export class ToolServer implements OnModuleDestroy {
     // The SDK keeps its tools in a plain object, so a call of `constructor` or `toString` found
     // Object.prototype's member and was answered "Tool constructor disabled". With no prototype,
     // such a name is what it is: a tool not found.
-    Object.assign(server, { _registeredTools: Object.create(null) });
-    for (const tool of this.callable(request)) {
+    const registered: Record<string, unknown> = Object.create(null);
+    Object.assign(server, { _registeredTools: registered });
+    const { tools, unlisted } = this.callable(request);
+    for (const tool of tools) {
       server.registerTool(
         tool.name,
         { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { title: tool.title, ...ANNOTATIONS } },
         (args: Record<string, unknown>) => this.call(tool, caller, args),
       );
+      // The SDK lists the tools it can enumerate: one a batch calls by name answers its call, but
+      // `tools/list` answers the same list whatever else the batch holds (a review saw it grow).
+      if (unlisted.has(tool.name)) Object.defineProperty(registered, tool.name, { enumerable: false });
     }
     return server;
   }
