@@ -40,6 +40,7 @@ export function answerRecorder(logger: Logger, metrics: Metrics): AnswerRecorder
     metrics.observeRequest(outcome.method, null, status, 0);
   };
 }
+
 const JSON_TYPES = ['application/json', 'application/*+json'];
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
