@@ -237,6 +237,28 @@ describe('the process from start to SIGTERM (e2e, dist/main.js)', () => {
     }
   }, 60_000);
 
+  // Before: a SIGINT after a SIGTERM started a second drain beside the first, and the process ran it out.
+  it('ends at once on a second signal of either kind during the drain', async () => {
+    const main = spawnMain({ DATABASE_URL: database.url, REDIS_PREFIX: prefix, APP_ROLES: 'api', PORT: '0' });
+    try {
+      const port = await listeningPort(main);
+      // A body that never comes whole holds the drain for its bound (the statement timeout + 3 s).
+      await slowRequest(port, '/v1/invoices', JSON.stringify({ customer_id: 'x' }));
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      main.child.kill('SIGTERM');
+      await waitFor(async () => line(main, 'shutting down'), 10_000, 'the shutdown to begin');
+      const signalled = Date.now();
+      main.child.kill('SIGINT');
+      expect(await main.exit).toBeNull();
+      expect(main.child.signalCode).toBe('SIGINT');
+      expect(Date.now() - signalled).toBeLessThan(5_000);
+      expect(main.lines().filter((entry) => entry.msg === 'shutting down')).toHaveLength(1);
+    } finally {
+      main.child.kill('SIGKILL');
+      await main.exit;
+    }
+  }, 60_000);
+
   it('lets a delivery attempt in flight finish and records it on SIGTERM: delivered once, exit 0', async () => {
     const receiver = await startReceiver(() => ({ status: 204, delayMs: 1500 }));
     const main = spawnMain({

@@ -71,13 +71,21 @@ async function startRoles(): Promise<void> {
     logger.info({ signal, duration_ms: Date.now() - started }, 'shut down');
     process.exit(0);
   };
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () =>
+  const signals = ['SIGTERM', 'SIGINT'] as const;
+  for (const signal of signals) {
+    process.on(signal, () => {
+      // A second signal, of either kind, ends the process at once by the signal's default action
+      // (before, a SIGINT after a SIGTERM started a second drain beside the first).
+      if (stopping) {
+        for (const other of signals) process.removeAllListeners(other);
+        process.kill(process.pid, signal);
+        return;
+      }
       void shutdown(signal).catch((error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
-      }),
-    );
+      });
+    });
   }
 
   const applied = await migrate(config.DATABASE_URL);
