@@ -22,7 +22,7 @@ const requestDuration = new Histogram({
 
 const rateLimitRefusals = new Counter({
   name: 'rate_limit_refusals_total',
-  help: 'Requests refused with 429, by limit (default, a named limit, or auth_failures)',
+  help: 'Requests refused with 429 by the REST limits (default, company, a named limit) or the failed-authentication limit of both servers (auth_failures)',
   labelNames: ['limit'] as const,
   registers: [registry],
 });
