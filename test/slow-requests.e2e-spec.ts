@@ -80,6 +80,15 @@ describe('requests that trickle in (e2e)', () => {
     expect(await series()).toEqual(['http_request_duration_seconds_count{method="POST",route="unmatched",status="499"} 1']);
   });
 
+  // Before: the 401 came at once, and a second answer, 408, once the body's time ran out.
+  it('answers a tool-server request refused before its body arrived once, and closes the connection', async () => {
+    const { port } = mcp.handle.server.address() as AddressInfo;
+    const text = 'POST /tools/call HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer oht_nothing\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name"';
+    const { received, afterMs } = await trickle(port, text);
+    expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 401']);
+    expect(afterMs).toBeLessThan(LIMIT_MS);
+  });
+
   it('does the same on the agent-tool server', async () => {
     const { port } = mcp.handle.server.address() as AddressInfo;
     const text = 'POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n';

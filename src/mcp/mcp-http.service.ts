@@ -159,10 +159,11 @@ export class McpHttpService {
         response.destroy();
         return;
       }
-      // A body given up part-read (over 1 MiB) leaves its rest on the connection, where it would be
-      // read as the next request: the answer closes the connection. (Node reads an untouched body
-      // off itself, and a request read to its end is destroyed too, but complete.)
-      if (request.destroyed && !request.complete) response.setHeader('Connection', 'close');
+      // A body not read to its end closes the connection with the answer: one given up part-read
+      // (over 1 MiB) would leave its rest to be read as the next request, and one refused before
+      // it arrived (no token) left Node waiting for it, which then answered a second time, 408,
+      // once the request's time ran out. (A request read to its end is complete.)
+      if (!request.complete) response.setHeader('Connection', 'close');
       this.problem(response, problem);
     }
   };
