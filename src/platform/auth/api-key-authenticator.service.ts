@@ -99,16 +99,16 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
    */
   cachedCaller(credentials: ParsedApiKey): AuthContext | undefined {
     const key = this.listening ? this.cache.get(credentials.prefix) : undefined;
-    return key && callerOf(credentials, key);
+    return key === undefined ? undefined : callerOf(credentials, key ?? undefined);
   }
 
   private async find(prefix: string): Promise<KeyRecord | undefined> {
     const cached = this.listening ? this.cache.get(prefix) : undefined;
-    if (cached) return cached;
+    if (cached !== undefined) return cached ?? undefined;
     const generation = this.cache.generation;
     const [key] = await hotQuery<KeyRecord>(this.dataSource, 'api-key-by-prefix', KEY_SQL, [prefix]);
-    if (!key) return undefined;
-    if (this.listening) this.cache.set(prefix, key, generation);
+    // A prefix that names no key is remembered as such (AuthCache), as a key is.
+    if (this.listening) this.cache.set(prefix, key ?? null, generation);
     return key;
   }
 }

@@ -55,4 +55,25 @@ describe('AuthCache', () => {
     keys.invalidate('something');
     expect(keys.get('d')).toBeUndefined();
   });
+
+  it('remembers a prefix that names no key for its time to live, until a key with it is created', () => {
+    const keys = cache();
+    keys.set('x', null, keys.generation);
+    expect(keys.get('x')).toBeNull();
+    now += 5_000;
+    expect(keys.get('x')).toBeUndefined();
+    keys.set('x', null, keys.generation);
+    keys.invalidate(keyChange('x'));
+    expect(keys.get('x')).toBeUndefined();
+  });
+
+  it('bounds the prefixes naming no key apart, so made-up prefixes never push out the keys in use', () => {
+    const keys = cache();
+    for (const prefix of ['a', 'b', 'c']) keys.set(prefix, record('t1'), keys.generation);
+    for (const prefix of ['u', 'v', 'w', 'x', 'y']) keys.set(prefix, null, keys.generation);
+    expect(['a', 'b', 'c'].map((prefix) => keys.get(prefix)?.tenantId)).toEqual(['t1', 't1', 't1']);
+    expect(['u', 'v', 'w', 'x', 'y'].map((prefix) => keys.get(prefix))).toEqual([undefined, undefined, null, null, null]);
+    keys.clear();
+    expect(keys.get('y')).toBeUndefined();
+  });
 });
