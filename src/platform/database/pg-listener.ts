@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { throttledWarning } from '../logging/throttled-warning.js';
+import { throttledWarning } from '../timing/throttled-warning.js';
 import { settlesWithin } from '../timing/settles-within.js';
 
 const RELISTEN_DELAY_MS = 1_000;

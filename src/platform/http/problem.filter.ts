@@ -7,7 +7,7 @@ import { allowedMethods } from './allowed-methods.js';
 import { sendProblem } from './http-pipeline.js';
 import { DomainException } from '../errors/domain.exception.js';
 import { type Problem, toProblem } from '../errors/problem.js';
-import { throttledWarning } from '../logging/throttled-warning.js';
+import { throttledWarning } from '../timing/throttled-warning.js';
 
 /** The one place where errors thrown inside Nest become application/problem+json. */
 @Catch()

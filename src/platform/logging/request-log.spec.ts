@@ -37,7 +37,7 @@ describe('request log line', () => {
 describe('onRequestDone', () => {
   const run = (finished: boolean, socket: object = {}, destroyed = false) => {
     const response = Object.assign(new EventEmitter(), { statusCode: 201, writableFinished: finished });
-    const request: { socket: object | null } & Record<string, unknown> = { method: 'POST', baseUrl: '', route: { path: '/v1/invoices' }, socket };
+    const request: { socket: object | null } & Record<string, unknown> = { method: 'POST', baseUrl: '', route: { path: '/v1/invoices', methods: { post: true } }, socket };
     const seen: RequestOutcome[] = [];
     let nextCalled = false;
     onRequestDone((_request, done) => seen.push(done))(request as never, response as never, () => (nextCalled = true));

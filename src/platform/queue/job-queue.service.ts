@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
-import { throttledWarning } from '../logging/throttled-warning.js';
+import { throttledWarning } from '../timing/throttled-warning.js';
 import { JOB_QUEUES, type JobName, type JobOf, QUEUE_SETTINGS, type QueueName, type RepeatingJob } from './queue.types.js';
 
 /**

@@ -2,7 +2,7 @@ import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, type Type } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { Metrics } from '../metrics/metrics.service.js';
-import { throttledWarning } from '../logging/throttled-warning.js';
+import { throttledWarning } from '../timing/throttled-warning.js';
 import { JobRegistry } from './job-registry.service.js';
 import { QUEUE_NAMES, QUEUE_SETTINGS, type QueueName } from './queue.types.js';
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { isTransientFault } from '../../platform/errors/transient-faults.js';
-import { throttledWarning } from '../../platform/logging/throttled-warning.js';
+import { throttledWarning } from '../../platform/timing/throttled-warning.js';
 import { isUuid } from '../../platform/validation/uuid.pipe.js';
 import { DeliveryAttemptHandler, type FreeSlot } from './delivery-attempt.handler.js';
 import { type CircuitChange, DeliveryGate, type Grant, type SlotRelease, type Taken } from './gate/delivery-gate.js';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/
 import { Redis } from 'ioredis';
 import { AppConfig } from '../../../platform/config/app-config.js';
 import { reconnectWhenSilent } from '../../../platform/health/redis-liveness.js';
-import { throttledWarning } from '../../../platform/logging/throttled-warning.js';
+import { throttledWarning } from '../../../platform/timing/throttled-warning.js';
 import { isUuid } from '../../../platform/validation/uuid.pipe.js';
 import { ENQUEUE, FORGET, RELEASE, TAKE } from './gate-scripts.js';
 
