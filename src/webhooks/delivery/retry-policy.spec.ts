@@ -51,4 +51,15 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs(429, 'soon', now)).toBeUndefined();
     expect(retryAfterMs(429, undefined, now)).toBeUndefined();
   });
+
+  // Before: Date.parse read asctime, and any text without a zone, in the process's time zone
+  // (a worker in St John's held an endpoint 10 minutes for a 57 s Retry-After).
+  it("reads RFC 9110's obsolete forms as GMT, and no date without a zone", () => {
+    expect(retryAfterMs(503, 'Sat May 16 10:02:00 2026', now)).toBe(120_000);
+    expect(retryAfterMs(503, 'Sat May  6 10:02:00 2026', now)).toBe(0);
+    expect(retryAfterMs(503, 'Saturday, 16-May-26 10:02:00 GMT', now)).toBe(120_000);
+    for (const zoneless of ['Sat, 16 May 2026 10:02:00', '2026-05-16T10:02:00', '2026-05-16T10:02:00Z', 'May 16 2026 10:02:00 GMT']) {
+      expect(retryAfterMs(503, zoneless, now)).toBeUndefined();
+    }
+  });
 });

@@ -33,6 +33,26 @@ export function retryAfterMs(status: number, header: string | undefined, now: Da
   if ((status !== 429 && status !== 503) || header === undefined) return undefined;
   const value = header.trim();
   if (/^\d+$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now.getTime());
+  const date = httpDate(value);
+  return date === undefined ? undefined : Math.max(0, date - now.getTime());
+}
+
+const DAY = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const LONG_DAY = '(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)';
+const MONTH = '(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)';
+const TIME = '\\d{2}:\\d{2}:\\d{2}';
+/** RFC 9110 5.6.7's three forms: IMF-fixdate, and the obsolete RFC 850 and asctime ones. */
+const IMF_FIXDATE = new RegExp(`^${DAY}, \\d{2} ${MONTH} \\d{4} ${TIME} GMT$`);
+const RFC_850 = new RegExp(`^${LONG_DAY}, \\d{2}-${MONTH}-\\d{2} ${TIME} GMT$`);
+const ASCTIME = new RegExp(`^${DAY} ${MONTH} [ \\d]\\d ${TIME} \\d{4}$`);
+
+/**
+ * An HTTP date's time, or undefined for any other text. Every form is GMT, asctime's without
+ * saying so: `Date.parse` read that one, and any other text without a zone, in the process's
+ * time zone (a worker in St John's held an endpoint 10 minutes for a 57 s Retry-After).
+ */
+function httpDate(value: string): number | undefined {
+  const text = IMF_FIXDATE.test(value) || RFC_850.test(value) ? value : ASCTIME.test(value) ? `${value} GMT` : undefined;
+  const time = text === undefined ? NaN : Date.parse(text);
+  return Number.isNaN(time) ? undefined : time;
 }
