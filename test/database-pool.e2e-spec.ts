@@ -30,4 +30,17 @@ describe('database pool', () => {
       await dataSource.destroy();
     }
   });
+
+  // Before: `01/12/2026` for a date read as text, null for a timestamp, and a 500 on every invoice created.
+  it('reads dates and timestamps in ISO form whatever DateStyle the database or DATABASE_URL gives', async () => {
+    const url = new URL(process.env.DATABASE_URL!);
+    url.searchParams.set('options', '-c DateStyle=SQL,DMY');
+    const dataSource = await new DataSource(dataSourceOptions(url.toString())).initialize();
+    try {
+      const [row] = await dataSource.query(`SELECT DATE '2026-12-01'::text AS day, TIMESTAMPTZ '2026-12-01T10:20:30.456Z' AS at`);
+      expect(row).toEqual({ day: '2026-12-01', at: new Date('2026-12-01T10:20:30.456Z') });
+    } finally {
+      await dataSource.destroy();
+    }
+  });
 });

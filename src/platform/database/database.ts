@@ -73,9 +73,11 @@ export async function dropDatabase(url: string): Promise<void> {
  * service's statements are short index reads, and PostgreSQL's JIT compiles a plan whose
  * estimated cost passes `jit_above_cost`, which one company's statistics can do for every
  * company (500-line invoices made every invoice list estimate 137k and compile at each call: 25 ms
- * for 0.7 ms of work).
+ * for 0.7 ms of work). `DateStyle=ISO`: dates are read as text (`issue_date::text`) and
+ * timestamps parsed by node-postgres, both in ISO form only; a database set to another style
+ * (`SQL, DMY`) answered `01/12/2026`, null timestamps, and a 500 to every invoice created.
  */
-export const SESSION_SETTINGS: Readonly<Record<string, string>> = { jit: 'off' };
+export const SESSION_SETTINGS: Readonly<Record<string, string>> = { jit: 'off', DateStyle: 'ISO' };
 
 /**
  * `url` with `settings` after the `options` it already gives: pg lets the connection string's
