@@ -239,6 +239,31 @@ describe('agent-tool server: a compact, selectable tool set (e2e)', () => {
       expect(cut).toBeGreaterThan(0);
     });
 
+    // Before: since was cut to the millisecond (a record changed 1 µs before it was listed), and `t`/`z` refused.
+    it('reads recent_changes since to the microsecond, as the REST API reads it, in any case', async () => {
+      const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await db.connect();
+      try {
+        const [vehicle] = (await db.query(`SELECT id, updated_at FROM vehicles WHERE tenant_id = $1 LIMIT 1`, [demo.tenant.id])).rows;
+        await db.query(`UPDATE vehicles SET updated_at = '2099-01-01T00:00:00.647534Z' WHERE id = $1`, [vehicle.id]);
+        try {
+          const ids = async (since: string) => {
+            const result: any = await client.callTool({ name: 'recent_changes', arguments: { since, resources: ['vehicles'], fields: ['id'] } });
+            expect(result.isError).toBeFalsy();
+            return result.structuredContent.data.map((item: { id: string }) => item.id);
+          };
+          expect(await ids('2099-01-01T00:00:00.647534Z')).toEqual([vehicle.id]);
+          expect(await ids('2099-01-01t00:00:00.647534z')).toEqual([vehicle.id]);
+          expect(await ids('2099-01-01T00:00:00.647535Z')).toEqual([]);
+          expect(await ids('2099-01-01T00:00:00.6479Z')).toEqual([]);
+        } finally {
+          await db.query(`UPDATE vehicles SET updated_at = $2 WHERE id = $1`, [vehicle.id, vehicle.updated_at]);
+        }
+      } finally {
+        await db.end();
+      }
+    });
+
     it('ranks the page of one named kind too: the exact match before newer partial ones', async () => {
       const db = new pg.Client({ connectionString: process.env.DATABASE_URL });
       await db.connect();

@@ -7,6 +7,7 @@ import { type Area, type AreaSummary, pluralLabel, type ReadResource } from '../
 import { MAX_SEARCH_WORDS, ResourceReader } from '../../platform/resources/resource-reader.service.js';
 import { DomainException } from '../../platform/errors/domain.exception.js';
 import { TenantData } from '../../platform/tenancy/tenant-data.js';
+import { rfc3339ToPostgres } from '../../platform/validation/rfc3339.js';
 import { itemSchema } from './item-schema.js';
 import { countName, countWithinBudget, fitItem, fitPage, leanItem, withoutNulls } from './lean.js';
 import { resourceToolName, type ResourceToolVerb, summaryToolName, TOOL_SOURCES, type ToolSources } from '../tool-names.js';
@@ -69,8 +70,11 @@ const query = z
   .min(1)
   .max(200)
   .refine((text) => text.split(/\s+/).length <= MAX_SEARCH_WORDS, `At most ${MAX_SEARCH_WORDS} words.`);
-const since = z.iso
-  .datetime({ offset: true })
+// Read as the REST API reads `since` (rfc3339ToPostgres): to the microsecond, `t` and `z` in any case.
+const since = z
+  .string()
+  .refine((text) => rfc3339ToPostgres(text) !== undefined, 'An RFC 3339 date-time with a time zone, e.g. 2026-05-01T00:00:00Z.')
+  .meta({ format: 'date-time' })
   .optional()
   .describe(`RFC 3339 date-time, e.g. 2026-05-01T00:00:00Z (default: ${DEFAULT_RECENT_DAYS} days ago).`);
 
@@ -544,17 +548,20 @@ function boundQuery(query: unknown): string | undefined {
   return typeof query === 'string' ? JSON.stringify(query.trim().split(/\s+/).map((word) => word.toLowerCase())) : undefined;
 }
 
-/** A time as the instant it names (`…00Z` and `…00.000Z` are one). */
+/** A time as the instant it names, to the microsecond (`…00Z` and `…00.000Z` are one). */
 function boundSince(since: unknown): string | undefined {
   if (typeof since !== 'string') return undefined;
-  const instant = Date.parse(since);
-  return Number.isNaN(instant) ? JSON.stringify(since) : new Date(instant).toISOString();
+  return rfc3339ToPostgres(since) ?? JSON.stringify(since);
 }
 
 function resourceEnum(resources: readonly ReadResource<any, any>[]) {
   return z.enum(resources.map((resource) => resource.name) as [string, ...string[]]).describe('The kind of record.');
 }
 
-function sinceOf(args: Record<string, unknown>): Date {
-  return args.since === undefined ? new Date(Date.now() - DEFAULT_RECENT_DAYS * 86_400_000) : new Date(args.since as string);
+/**
+ * The time `recent` reads from, as PostgreSQL's text to the microsecond: a Date keeps
+ * milliseconds only, so `…28.647535Z` listed a record changed at `…28.647534`.
+ */
+function sinceOf(args: Record<string, unknown>): string {
+  return args.since === undefined ? new Date(Date.now() - DEFAULT_RECENT_DAYS * 86_400_000).toISOString() : rfc3339ToPostgres(args.since)!;
 }

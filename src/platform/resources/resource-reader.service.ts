@@ -48,8 +48,8 @@ export class ResourceReader {
     return this.page(resource, scope, query, page, `${resource.name}.search`, 'created_at');
   }
 
-  /** Records changed at or after `since`, the latest change first. */
-  recent<E extends TenantOwnedEntity, R extends object>(resource: ReadResource<E, R>, tenantId: string, since: Date, page: PageRequest): Promise<Page<R>> {
+  /** Records changed at or after `since` (PostgreSQL's text of a time, to the microsecond), the latest change first. */
+  recent<E extends TenantOwnedEntity, R extends object>(resource: ReadResource<E, R>, tenantId: string, since: string, page: PageRequest): Promise<Page<R>> {
     const scope = this.data.forTenant(tenantId);
     const query = this.scoped(resource, scope).andWhere('item.updated_at >= :since', { since });
     return this.page(resource, scope, query, page, `${resource.name}.recent`, 'updated_at');
