@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { ConfigError, loadConfig, MAX_TIMER_MS } from '../platform/config/app-config.js';
+import { ConfigError, loadConfig } from '../platform/config/app-config.js';
 import { MISSING_SECRETS_KEY_WARNING } from '../platform/crypto/secrets-cipher.js';
 import { migrate, unansweredQueryMs } from '../platform/database/database.js';
 import { trackRequests } from '../platform/http/draining.js';
@@ -13,11 +13,7 @@ import { settlesWithin } from '../platform/timing/settles-within.js';
 /** What one running role does when the process stops: drain and close, answering what it drained. */
 type Stop = () => Promise<Record<string, unknown>>;
 
-/**
- * How much longer than an attempt's timeout the worker may take to stop: its jobs and connections.
- * This margin, and the servers' below, stay within a timer's longest wait (MAX_TIMER_MS): past it
- * Node fires at once, and a timeout configured at the maximum cut every stop short.
- */
+/** How much longer than an attempt's timeout the worker may take to stop: its jobs and connections. */
 const WORKER_STOP_MARGIN_MS = 10_000;
 
 /**
@@ -92,7 +88,7 @@ async function startRoles(): Promise<void> {
   if (applied.length > 0) logger.info(`applied migrations: ${applied.join(', ')}`);
 
   // Requests in flight get the time a database that does not answer takes to be answered 503.
-  const drainMs = Math.min(unansweredQueryMs(config) + DRAIN_MARGIN_MS, MAX_TIMER_MS);
+  const drainMs = unansweredQueryMs(config) + DRAIN_MARGIN_MS;
   // Before the roles, from the process's one registry (each role adds its metrics to it): a role
   // still starting, as a worker waiting for Redis, must not leave the process unscraped.
   if (config.METRICS_PORT !== undefined && !stopping) {
@@ -164,7 +160,7 @@ async function startRoles(): Promise<void> {
     // The delivery dispatcher logs the attempts it let finish; the queue workers finish their jobs.
     // Bounded: with Redis unreachable, BullMQ's close waits for it for ever. A job cut short is
     // stalled, and run again; the attempts have drained by then (each within WEBHOOK_TIMEOUT_MS).
-    stops.push({ role: 'worker', stop: () => closeWithin(worker.close(), 'worker', logger, Math.min(config.WEBHOOK_TIMEOUT_MS + WORKER_STOP_MARGIN_MS, MAX_TIMER_MS)) });
+    stops.push({ role: 'worker', stop: () => closeWithin(worker.close(), 'worker', logger, config.WEBHOOK_TIMEOUT_MS + WORKER_STOP_MARGIN_MS) });
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Server, ServerResponse } from 'node:http';
+import { MAX_TIMER_MS } from '../config/app-config.js';
 import { whenClosed } from '../logging/request-log.js';
 import { SlotSet } from '../runtime/slot-set.js';
 
@@ -27,7 +28,8 @@ export function trackRequests(server: Server, drainMs: number): { inFlight: () =
       for (const response of inFlight) if (!response.headersSent) response.shouldKeepAlive = false;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), drainMs);
+      // Within a timer's longest wait: past it Node would fire at once and cut the drain.
+      const timer = setTimeout(() => server.closeAllConnections(), Math.min(drainMs, MAX_TIMER_MS));
       await closed;
       clearTimeout(timer);
       return atStart;
