@@ -45,6 +45,18 @@ function typeormAccesses(): Map<string, string[]> {
   const program = ts.createProgram(config.fileNames, { ...config.options, noEmit: true });
   const checker = program.getTypeChecker();
   const found = new Map<string, string[]>();
+  // Only a member of those classes or an escape member can be found below, so only their names
+  // are resolved: asking the checker about every property access type-checked all of src/.
+  const suspectNames = new Set(ESCAPE_MEMBERS);
+  for (const source of program.getSourceFiles()) {
+    if (!source.fileName.includes('/node_modules/typeorm/')) continue;
+    ts.forEachChild(source, function collect(node: ts.Node): void {
+      if (ts.isClassDeclaration(node) && node.name && DATA_ACCESS_CLASSES.has(node.name.text)) {
+        for (const member of node.members) if (member.name && (ts.isIdentifier(member.name) || ts.isPrivateIdentifier(member.name))) suspectNames.add(member.name.text);
+      }
+      ts.forEachChild(node, collect);
+    });
+  }
 
   for (const source of program.getSourceFiles()) {
     const file = relative(ROOT, source.fileName);
@@ -60,7 +72,7 @@ function typeormAccesses(): Map<string, string[]> {
           for (const element of names.elements) if (INJECTION_DECORATORS.has(element.name.text)) add(element, `@${element.name.text}`);
         }
       }
-      if (ts.isPropertyAccessExpression(node)) {
+      if (ts.isPropertyAccessExpression(node) && suspectNames.has(node.name.text)) {
         const member = checker.getSymbolAtLocation(node.name);
         for (const declaration of member?.declarations ?? []) {
           if (!declaration.getSourceFile().fileName.includes('/node_modules/typeorm/')) continue;
