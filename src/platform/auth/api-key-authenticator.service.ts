@@ -49,9 +49,9 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
       config.DATABASE_URL,
       AUTH_CHANGES_CHANNEL,
       {
-        notification: (payload, connection) => {
+        notification: (payload, answer) => {
           this.cache.invalidate(payload);
-          connection.query('SELECT pg_notify($1, $2)', [AUTH_ACKS_CHANNEL, payload]).catch(() => undefined);
+          answer('SELECT pg_notify($1, $2)', [AUTH_ACKS_CHANNEL, payload]).catch(() => undefined);
         },
         listening: () => {
           this.cache.clear();
@@ -64,7 +64,7 @@ export class ApiKeyAuthenticator implements OnModuleInit, OnApplicationShutdown 
         warn: (reason) => this.logger.warn(`not listening for key changes, keys are read from the database each time: ${reason}`),
       },
       // Named only once listening: a change waits for every connection of this name to confirm.
-      (connection) => connection.query(`SET application_name = '${AUTH_LISTENER_APPLICATION}'`),
+      (query) => query(`SET application_name = '${AUTH_LISTENER_APPLICATION}'`),
     );
   }
 

@@ -16,9 +16,12 @@ export interface Liveness {
 }
 const LIVENESS: Liveness = { intervalMs: 10_000, timeoutMs: 5_000 };
 
+/** A statement on the listening connection, run after those asked before it. */
+export type ListenerQuery = (sql: string, values?: unknown[]) => Promise<pg.QueryResult>;
+
 export interface PgListenerHandlers {
-  /** A notification on the channel; `connection` is the listening one, for an answer on it. */
-  notification(payload: string, connection: pg.Client): void;
+  /** A notification on the channel; `answer` runs a statement on the listening connection. */
+  notification(payload: string, answer: ListenerQuery): void;
   /** LISTEN is in place (again): whatever was notified while it was not must be caught up now. */
   listening(): void;
   /** The connection failed or could not be made; a new one is tried 1 s later, until `stop`. */
@@ -33,7 +36,10 @@ export interface PgListenerHandlers {
 /**
  * A dedicated connection LISTENing on one channel (a pooled connection cannot: it goes back to
  * the pool), made again 1 s after it fails or ends. `prepare` runs on it once LISTEN is in
- * place and before `listening`.
+ * place and before `listening`. Every statement on it (LISTEN, `prepare`'s, the answers to
+ * notifications, the liveness check) runs after the one before has been answered: a burst of
+ * notifications answered at once queued statements inside pg, which pg deprecates (it warned in
+ * the test logs) and pg 9 refuses.
  */
 export class PgListener {
   private client?: pg.Client;
@@ -47,7 +53,7 @@ export class PgListener {
     private readonly databaseUrl: string,
     private readonly channel: string,
     private readonly handlers: PgListenerHandlers,
-    private readonly prepare?: (connection: pg.Client) => Promise<unknown>,
+    private readonly prepare?: (query: ListenerQuery) => Promise<unknown>,
     private readonly liveness: Liveness = LIVENESS,
   ) {
     this.warnOfLoss = throttledWarning((reason) => handlers.warn?.(reason));
@@ -72,14 +78,20 @@ export class PgListener {
       clearInterval(watch);
       this.lost(client, reason);
     };
-    client.on('notification', (message) => this.handlers.notification(message.payload ?? '', client));
+    let previous: Promise<unknown> = Promise.resolve();
+    const query: ListenerQuery = (sql, values) => {
+      const next = previous.then(() => client.query(sql, values));
+      previous = next.catch(() => undefined);
+      return next;
+    };
+    client.on('notification', (message) => this.handlers.notification(message.payload ?? '', query));
     client.on('error', (error) => lose(error.message));
     client.on('end', () => lose('the connection ended'));
     this.pending = client;
     try {
       await client.connect();
-      await client.query(`LISTEN ${this.channel}`);
-      await this.prepare?.(client);
+      await query(`LISTEN ${this.channel}`);
+      await this.prepare?.(query);
     } catch (error) {
       lose(error instanceof Error ? error.message : String(error));
       return;
@@ -93,13 +105,13 @@ export class PgListener {
       return;
     }
     this.client = client;
-    watch = setInterval(() => void this.check(client, lose), this.liveness.intervalMs).unref();
+    watch = setInterval(() => void this.check(client, query, lose), this.liveness.intervalMs).unref();
     this.handlers.listening();
   }
 
   /** Loses the connection when a `SELECT 1` on it has no answer in time; one that fails says so through 'error'. */
-  private async check(client: pg.Client, lose: (reason: string) => void): Promise<void> {
-    if (await settlesWithin(client.query('SELECT 1'), this.liveness.timeoutMs)) return;
+  private async check(client: pg.Client, query: ListenerQuery, lose: (reason: string) => void): Promise<void> {
+    if (await settlesWithin(query('SELECT 1'), this.liveness.timeoutMs)) return;
     lose(`no answer on the listening connection within ${this.liveness.timeoutMs} ms`);
     // Nor would it answer the Terminate that ending it sends: its socket is closed at once.
     (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
