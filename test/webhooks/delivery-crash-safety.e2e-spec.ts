@@ -38,6 +38,18 @@ describe('delivery crash safety (e2e, worker processes)', () => {
   };
   // A worker process starts its queue workers and its delivery loop together.
   const workerCount = () => jobs.bullQueue(QueueName.Maintenance).getWorkersCount();
+  /**
+   * Exactly `count` worker processes, started: those of the test before are kept (a process
+   * start is seconds of CPU on a loaded CI machine), stopped when there are more, added when fewer.
+   */
+  async function workersRunning(count: number): Promise<MainProcess[]> {
+    const gone = workers.filter((worker) => worker.child.exitCode !== null || worker.child.signalCode !== null);
+    for (const worker of gone) workers.splice(workers.indexOf(worker), 1);
+    await Promise.all(workers.splice(count).map((worker) => worker.stop()));
+    while (workers.length < count) spawnWorker();
+    await waitFor(async () => (await workerCount()) === count, 60_000, `${count} workers to run`);
+    return workers;
+  }
 
   beforeAll(async () => {
     database = await isolatedDatabase('crash');
@@ -47,11 +59,11 @@ describe('delivery crash safety (e2e, worker processes)', () => {
     db = api.app.get(DataSource);
     jobs = api.app.get(JobQueue);
   }, BURST_TEST_TIMEOUT_MS);
-  afterEach(async () => {
-    await Promise.all(workers.splice(0).map((worker) => worker.stop()));
+  afterEach(() => {
     receiver.respond = () => ({ status: 204 });
   });
   afterAll(async () => {
+    await Promise.all(workers.splice(0).map((worker) => worker.stop()));
     await api.close();
     await receiver.close();
     await database.drop();
@@ -96,13 +108,13 @@ describe('delivery crash safety (e2e, worker processes)', () => {
   }
 
   it('(a) SIGKILL of the worker mid-burst and a restart: every delivery ends delivered, none is lost', async () => {
-    spawnWorker();
-    await waitFor(async () => (await workerCount()) === 1, 60_000, 'the worker to start');
+    const [killed] = await workersRunning(1);
     receiver.respond = () => ({ status: 204, delayMs: 5 });
     const { endpointId, eventIds } = await burst('/kill');
     await waitFor(async () => receiver.requests.filter((request) => request.path === '/kill').length >= BURST / 4, 60_000, 'a quarter of the burst');
-    workers[0].child.kill('SIGKILL');
-    await workers[0].exit;
+    killed.child.kill('SIGKILL');
+    await killed.exit;
+    workers.splice(workers.indexOf(killed), 1);
     spawnWorker();
 
     await allDelivered(endpointId, BURST);
@@ -115,8 +127,7 @@ describe('delivery crash safety (e2e, worker processes)', () => {
   }, BURST_TEST_TIMEOUT_MS);
 
   it('(b) a Redis flush of this deployment mid-burst: the sweep restores every pending delivery', async () => {
-    spawnWorker();
-    await waitFor(async () => (await workerCount()) === 1, 60_000, 'the worker to start');
+    await workersRunning(1);
     receiver.respond = () => ({ status: 204, delayMs: 5 });
     const { endpointId, eventIds } = await burst('/flush');
     await waitFor(async () => receiver.requests.filter((request) => request.path === '/flush').length >= BURST / 4, 60_000, 'a quarter of the burst');
@@ -140,9 +151,7 @@ describe('delivery crash safety (e2e, worker processes)', () => {
   }, BURST_TEST_TIMEOUT_MS);
 
   it('(c) two workers share a burst and never send one attempt twice at the same time', async () => {
-    spawnWorker();
-    spawnWorker();
-    await waitFor(async () => (await workerCount()) === 2, 60_000, 'two workers to start');
+    await workersRunning(2);
     // Half the first attempts fail, so retries are shared between the workers too.
     receiver.respond = (request) => ({ status: request.body.includes('"n":') && Number(/"n":(\d+)/.exec(request.body)![1]) % 2 === 0 && !retried.has(String(request.headers['webhook-id'])) ? (retried.add(String(request.headers['webhook-id'])), 500) : 204, delayMs: 5 });
     const retried = new Set<string>();
@@ -170,8 +179,7 @@ describe('delivery crash safety (e2e, worker processes)', () => {
   }, BURST_TEST_TIMEOUT_MS);
 
   it('SIGTERM finishes the attempts in flight before the worker exits', async () => {
-    const worker = spawnWorker();
-    await waitFor(async () => (await workerCount()) === 1, 60_000, 'the worker to start');
+    const [worker] = await workersRunning(1);
     receiver.respond = () => ({ status: 204, delayMs: 700 });
     const { endpointId } = await burst('/term', 10);
     await waitFor(async () => receiver.requests.filter((request) => request.path === '/term').length === 10, 30_000, 'ten requests in flight');
