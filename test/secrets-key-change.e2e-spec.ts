@@ -2,13 +2,33 @@ import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../src/platform/config/app-config.js';
 import { SecretsCipher } from '../src/platform/crypto/secrets-cipher.js';
-import { isolatedDatabase } from './support/deliveries.js';
+import { runCli } from './support/cli.js';
+import { isolatedDatabase, onOwnDatabase } from './support/deliveries.js';
 import { listeningPort, spawnMain, spawnNode } from './support/main-process.js';
 import { waitFor } from './support/wait-for.js';
 
+// Its development key and sealed secrets are the database's: no other file's may be seen or changed.
+onOwnDatabase('secrets_key');
+
+/**
+ * A company and its key made by a CLI command on cliMain, the path `node dist/cli.js` takes,
+ * on the database at `url`: what is tested here runs as processes, the setup need not.
+ */
+async function created(url: string, ...argv: string[]): Promise<Record<string, any>> {
+  const shared = process.env.DATABASE_URL;
+  process.env.DATABASE_URL = url;
+  try {
+    const run = await runCli(...argv);
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    return run.json;
+  } finally {
+    process.env.DATABASE_URL = shared;
+  }
+}
+
 /** Setting SECRETS_KEY, as the start-up warning says to, or rotating it, keeps what was sealed before readable. */
 describe('SecretsCipher across a change of SECRETS_KEY (e2e, PostgreSQL)', () => {
-  let database: { url: string; drop: () => Promise<void> };
+  let database: { url: string };
   let db: DataSource;
   const newKey = () => randomBytes(32).toString('base64');
   const cipher = async (env: Record<string, string>) => {
@@ -18,13 +38,10 @@ describe('SecretsCipher across a change of SECRETS_KEY (e2e, PostgreSQL)', () =>
   };
 
   beforeAll(async () => {
-    database = await isolatedDatabase('secrets_key');
+    database = { url: process.env.DATABASE_URL! };
     db = await new DataSource({ type: 'postgres', url: database.url }).initialize();
   });
-  afterAll(async () => {
-    await db.destroy();
-    await database.drop();
-  });
+  afterAll(() => db?.destroy());
 
   it('secrets:reseal seals every stored secret again under SECRETS_KEY, then drops the development key; what follows needs neither', async () => {
     const cli = async (env: Record<string, string>, ...argv: string[]) => {
@@ -33,8 +50,8 @@ describe('SecretsCipher across a change of SECRETS_KEY (e2e, PostgreSQL)', () =>
       return JSON.parse(run.stdout()) as Record<string, any>;
     };
     const development = await cipher({});
-    const tenant = await cli({}, 'tenant:create', '--name', 'Reseal Ltd');
-    const key = await cli({}, 'key:create', '--tenant', tenant.id, '--scopes', 'int:webhooks:manage');
+    const tenant = await created(database.url, 'tenant:create', '--name', 'Reseal Ltd');
+    const key = await created(database.url, 'key:create', '--tenant', tenant.id, '--scopes', 'int:webhooks:manage');
     const [{ id }] = await db.query(
       `INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, status, pii_enabled, secret_ciphertext, previous_secret_ciphertext, previous_secret_expires_at)
        VALUES ($1, $2, 'before SECRETS_KEY', 'https://hooks.example/in', '{fin.invoice.created}', 'active', false, $3, $4, now() + interval '1 day') RETURNING id`,
@@ -72,13 +89,8 @@ describe('SecretsCipher across a change of SECRETS_KEY (e2e, PostgreSQL)', () =>
     const own = await isolatedDatabase('secrets_start');
     const ownDb = await new DataSource({ type: 'postgres', url: own.url }).initialize();
     try {
-      const cli = async (...argv: string[]) => {
-        const run = spawnNode(['dist/cli.js', ...argv], { DATABASE_URL: own.url });
-        expect([await run.exit, run.stderr()]).toEqual([0, '']);
-        return JSON.parse(run.stdout()) as Record<string, any>;
-      };
-      const tenant = await cli('tenant:create', '--name', 'Start Check Ltd');
-      const key = await cli('key:create', '--tenant', tenant.id, '--scopes', 'int:webhooks:manage');
+      const tenant = await created(own.url, 'tenant:create', '--name', 'Start Check Ltd');
+      const key = await created(own.url, 'key:create', '--tenant', tenant.id, '--scopes', 'int:webhooks:manage');
       const endpointSealedWith = async (sealing: SecretsCipher, name: string) =>
         ownDb.query(
           `INSERT INTO webhook_endpoints (tenant_id, api_key_id, name, url, event_types, status, pii_enabled, secret_ciphertext)
