@@ -4,7 +4,7 @@ import { createServer, connect, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { startApi, type TestApi } from './support/api.js';
-import { cliMain, messageOf } from '../src/cli/cli-main.js';
+import { messageOf } from '../src/cli/cli-main.js';
 import { runCli } from './support/cli.js';
 import { TestResourcesModule } from './support/test-resources.module.js';
 
@@ -261,9 +261,9 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     // Any other value is taken as given, one that starts with `--` included; --help may come twice.
     expect((await runCli('tenant:create', '--name', '--odd name')).json).toMatchObject({ name: '--odd name' });
     expect((await runCli('tenant:create', '--name=--odder')).json).toMatchObject({ name: '--odder' });
-    let help = '';
-    expect(await cliMain(['tenant:create', '--help', '--help'], { stdout: (text) => (help += text), stderr: () => undefined })).toBe(0);
-    expect(help).toMatch(/^Usage: cli tenant:create/);
+    const help = await inProcess('tenant:create', '--help', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: cli tenant:create/);
   });
 
   it('exits 1 with the reason when the application cannot start, its connections made so far closed: it hung for ever on "too many clients"', async () => {
@@ -326,12 +326,7 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
 
   it('prints help on stdout with exit 0: every command with a description and its flags, and each command\'s own', async () => {
     // The overview as a process; the same help by other spellings on cliMain, the path it takes.
-    const onCliMain = async (...args: string[]): Promise<CliResult> => {
-      let [stdout, stderr] = ['', ''];
-      const code = await cliMain(args, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
-      return { code, stdout, stderr };
-    };
-    const [overview, helpCommand, one] = await Promise.all([cli('--help'), onCliMain('help'), onCliMain('seed:demo', '--help')]);
+    const [overview, helpCommand, one] = await Promise.all([cli('--help'), inProcess('help'), inProcess('seed:demo', '--help')]);
     for (const result of [overview, helpCommand, one]) expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
     expect(helpCommand.stdout).toBe(overview.stdout);
     expect(overview.stdout).not.toContain('outputHelp');
