@@ -331,6 +331,36 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
     expect(requestsTo('/gone')).toHaveLength(1);
   });
 
+  it("records an attempt when PostgreSQL ends the connection recording it, on another one: the event is not sent again", async () => {
+    const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/recording-dropped') });
+    // The first recording of this endpoint's attempt loses its connection mid-statement, as in a
+    // failover or a restart of PostgreSQL: its backend ends itself from a trigger.
+    await db.query(`CREATE SEQUENCE recordings_of_${endpoint.id.replaceAll('-', '_')}`);
+    await db.query(`CREATE FUNCTION drop_first_recording() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.endpoint_id = '${endpoint.id}' THEN
+          IF nextval('recordings_of_${endpoint.id.replaceAll('-', '_')}') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db.query(`CREATE TRIGGER drop_first_recording BEFORE INSERT ON webhook_delivery_attempts FOR EACH ROW EXECUTE FUNCTION drop_first_recording()`);
+    try {
+      await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
+      expect(delivery).toMatchObject({ status: 'delivered', attempt: 1, last_response_status: 204 });
+      // Two recordings: the one dropped with its connection, and the one kept.
+      const [{ recordings }] = await db.query(`SELECT last_value AS recordings FROM recordings_of_${endpoint.id.replaceAll('-', '_')}`);
+      expect(Number(recordings)).toBe(2);
+      expect(await db.query(`SELECT attempt, response_status FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id])).toEqual([{ attempt: 1, response_status: 204 }]);
+      // Before: the outcome was lost with the connection, and the event was sent again once the lease ran out.
+      expect(requestsTo('/recording-dropped')).toHaveLength(1);
+    } finally {
+      await db.query(`DROP TRIGGER drop_first_recording ON webhook_delivery_attempts`);
+      await db.query(`DROP FUNCTION drop_first_recording()`);
+      await db.query(`DROP SEQUENCE recordings_of_${endpoint.id.replaceAll('-', '_')}`);
+    }
+  });
+
   it('is dead after the 8th failed attempt; timeouts and refused connections are recorded by kind', async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/down') });
     receiver.respond = (request) => (request.path === '/down' ? { status: 503, headers: { 'retry-after': '3600' } } : { status: 204 });

@@ -1,10 +1,12 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { AppConfig } from '../../platform/config/app-config.js';
 import { withSessionSettings } from '../../platform/database/database.js';
 import { hotQuery, hotQueryIn } from '../../platform/database/hot-query.js';
+import { isTransientFault } from '../../platform/errors/transient-faults.js';
 import type { EventEnvelope } from '../../platform/events/event-envelope.js';
 import type { WebhookEndpointStatus } from '../webhook-endpoint.entity.js';
 import { STREAK_SQL, STREAK_STATEMENT } from './auto-disable.service.js';
@@ -28,6 +30,15 @@ const EARLY_TOLERANCE_MS = 50;
  * 4 to a statement were a quarter of a burst's cost: about 10 % more deliveries/s.
  */
 const FINISH_LINGER_MS = 3;
+/**
+ * Waits before an outcome's statement is tried again after PostgreSQL failed it for a moment (a
+ * connection ended by a failover or a restart, a deadlock, a statement timeout). Lost, the
+ * outcome would leave its delivery pending under its lease, and the receiver that already had
+ * the event would get it again once the lease ran out. The statement is safe to repeat: it
+ * records only while the attempt's lease token holds, which its first run, had it committed
+ * unseen, has cleared. Short beside the lease's margin (LEASE_MARGIN_MS).
+ */
+const FINISH_RETRY_DELAYS_MS = [50, 250, 1000];
 /** Events taken per relay transaction. */
 export const RELAY_BATCH = 500;
 /** Pending deliveries the sweep offers again per statement. */
@@ -382,9 +393,17 @@ export class DeliveryStore implements OnModuleInit {
   }
 
   private async finishMany(calls: Finish[]): Promise<boolean[]> {
-    const updated = await hotQuery<{ lease_token: string }>(this.dataSource, FINISH_STATEMENT, DELIVERY_SQL.finish, this.finishParameters(calls));
-    const done = new Set(updated.map((row) => row.lease_token));
-    return calls.map((call) => done.has(call.token));
+    const parameters = this.finishParameters(calls);
+    for (let retry = 0; ; retry++) {
+      try {
+        const updated = await hotQuery<{ lease_token: string }>(this.dataSource, FINISH_STATEMENT, DELIVERY_SQL.finish, parameters);
+        const done = new Set(updated.map((row) => row.lease_token));
+        return calls.map((call) => done.has(call.token));
+      } catch (error) {
+        if (retry === FINISH_RETRY_DELAYS_MS.length || !isTransientFault(error)) throw error;
+        await sleep(FINISH_RETRY_DELAYS_MS[retry]);
+      }
+    }
   }
 
   private finishParameters(calls: Finish[]): unknown[] {
