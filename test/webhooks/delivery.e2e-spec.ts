@@ -18,6 +18,32 @@ import { stubDns } from '../support/webhooks.js';
 import { waitFor } from '../support/wait-for.js';
 
 
+/**
+ * The first write of `table`'s rows for the endpoint loses its connection mid-statement, as in a
+ * failover or a restart of PostgreSQL: its backend ends itself from a trigger. `writes` counts
+ * the writes tried, the dropped one included.
+ */
+async function dropFirstWriteOf(db: DataSource, table: 'webhook_deliveries' | 'webhook_delivery_attempts', endpointId: string) {
+  const sequence = `writes_of_${endpointId.replaceAll('-', '_')}`;
+  await db.query(`CREATE SEQUENCE ${sequence}`);
+  await db.query(`CREATE FUNCTION drop_first_write() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.endpoint_id = '${endpointId}' THEN
+        IF nextval('${sequence}') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
+      END IF;
+      RETURN NEW;
+    END $$`);
+  await db.query(`CREATE TRIGGER drop_first_write BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION drop_first_write()`);
+  return {
+    writes: async () => Number((await db.query(`SELECT last_value FROM ${sequence}`))[0].last_value),
+    remove: async () => {
+      await db.query(`DROP TRIGGER drop_first_write ON ${table}`);
+      await db.query(`DROP FUNCTION drop_first_write()`);
+      await db.query(`DROP SEQUENCE ${sequence}`);
+    },
+  };
+}
+
 describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
   let fixture: DeliveryFixture;
   let api: TestApi;
@@ -333,31 +359,18 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
 
   it("records an attempt when PostgreSQL ends the connection recording it, on another one: the event is not sent again", async () => {
     const { endpoint } = await createEndpoint(api.app, owner(), { url: receiver.url('/recording-dropped') });
-    // The first recording of this endpoint's attempt loses its connection mid-statement, as in a
-    // failover or a restart of PostgreSQL: its backend ends itself from a trigger.
-    await db.query(`CREATE SEQUENCE recordings_of_${endpoint.id.replaceAll('-', '_')}`);
-    await db.query(`CREATE FUNCTION drop_first_recording() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.endpoint_id = '${endpoint.id}' THEN
-          IF nextval('recordings_of_${endpoint.id.replaceAll('-', '_')}') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-        END IF;
-        RETURN NEW;
-      END $$`);
-    await db.query(`CREATE TRIGGER drop_first_recording BEFORE INSERT ON webhook_delivery_attempts FOR EACH ROW EXECUTE FUNCTION drop_first_recording()`);
+    const drop = await dropFirstWriteOf(db, 'webhook_delivery_attempts', endpoint.id);
     try {
       await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
       const [delivery] = await settledDeliveries(api.app, endpoint.id, 1);
       expect(delivery).toMatchObject({ status: 'delivered', attempt: 1, last_response_status: 204 });
       // Two recordings: the one dropped with its connection, and the one kept.
-      const [{ recordings }] = await db.query(`SELECT last_value AS recordings FROM recordings_of_${endpoint.id.replaceAll('-', '_')}`);
-      expect(Number(recordings)).toBe(2);
+      expect(await drop.writes()).toBe(2);
       expect(await db.query(`SELECT attempt, response_status FROM webhook_delivery_attempts WHERE delivery_id = $1`, [delivery.id])).toEqual([{ attempt: 1, response_status: 204 }]);
       // Before: the outcome was lost with the connection, and the event was sent again once the lease ran out.
       expect(requestsTo('/recording-dropped')).toHaveLength(1);
     } finally {
-      await db.query(`DROP TRIGGER drop_first_recording ON webhook_delivery_attempts`);
-      await db.query(`DROP FUNCTION drop_first_recording()`);
-      await db.query(`DROP SEQUENCE recordings_of_${endpoint.id.replaceAll('-', '_')}`);
+      await drop.remove();
     }
   });
 
@@ -545,5 +558,32 @@ describe('webhook delivery: relay, signed sends, retries (e2e)', () => {
         restore();
       }
     });
+  });
+});
+
+describe('webhook delivery: a relay PostgreSQL failed (e2e)', () => {
+  let fixture: DeliveryFixture;
+
+  // No sweep within the test: only the relay's own retry can relay the event it failed.
+  beforeAll(async () => {
+    fixture = await startDeliveryFixture('delivery-relay-retry', { WEBHOOK_SWEEP_INTERVAL_MS: String(3600_000) });
+  });
+  afterAll(() => fixture.close());
+
+  it('runs again a second later, and delivers the event: not only at the next sweep or event', async () => {
+    const { api, receiver, db } = fixture;
+    const session = await createTenantSession(api.app, { scopes: [Scope.All] });
+    const { endpoint } = await createEndpoint(api.app, { tenantId: session.tenant.id, apiKeyId: session.keyId }, { url: receiver.url('/relay-dropped') });
+    const drop = await dropFirstWriteOf(db, 'webhook_deliveries', endpoint.id);
+    try {
+      const [eventId] = await publishEvents(api.app, session.tenant.id, 'fin.invoice.created');
+      // Before: the event waited for the next sweep, an hour away here (30 s by default).
+      const [delivery] = await settledDeliveries(api.app, endpoint.id, 1, 10_000);
+      expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempt: 1 });
+      expect(await drop.writes()).toBe(2);
+      expect(receiver.requests.filter((request) => request.path === '/relay-dropped')).toHaveLength(1);
+    } finally {
+      await drop.remove();
+    }
   });
 });

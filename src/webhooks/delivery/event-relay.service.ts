@@ -15,13 +15,20 @@ const NOTIFY_CHANNEL = 'events_inserted';
  * (SKIP LOCKED keeps their events apart) instead of waiting for a batch of another company's.
  */
 const RELAY_RUNS = 2;
+/**
+ * A relay that failed (PostgreSQL dropped its connection, a deadlock, a statement timeout) runs
+ * again this much later, then twice as late after each failure in a row, up to the sweep's
+ * interval. Its events stay undispatched meanwhile: before, only the next notification or the
+ * sweep (30 s by default) relayed them.
+ */
+const RELAY_RETRY_MS = 1000;
 
 /**
  * The worker's relay from the `events` outbox to deliveries.
  *
  * - Wake-up: `LISTEN events_inserted` (a trigger NOTIFYs at the commit of any transaction that
  *   wrote events), plus a sweep every WEBHOOK_SWEEP_INTERVAL_MS that relays whatever a lost
- *   notification left behind.
+ *   notification left behind, and a retry soon after a relay that failed (RELAY_RETRY_MS).
  * - Fan-out: undispatched events are taken `FOR UPDATE SKIP LOCKED`, so any number of workers
  *   share them, company by company in turn (DeliveryStore.relay); each entitled endpoint gets
  *   one `pending` delivery (unique per event and endpoint) in the transaction that marks the
@@ -37,6 +44,9 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   // Re-made after it drops; the sweep covers the gap.
   private readonly listener: PgListener;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryInMs = RELAY_RETRY_MS;
+  private retryAt = 0;
   private readonly running = new Set<Promise<void>>();
   private again = false;
   private stopped = false;
@@ -68,6 +78,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.sweepTimer);
+    clearTimeout(this.retryTimer);
     await this.listener.stop();
     await Promise.all(this.running);
   }
@@ -84,12 +95,27 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
         this.again = false;
         try {
           while ((await this.relayBatch()) === RELAY_BATCH && !this.stopped);
+          this.retryInMs = RELAY_RETRY_MS;
         } catch (error) {
-          this.logFailure(error, 'relaying events failed; the sweep retries');
+          this.logFailure(error, `relaying events failed; tried again in ${this.retryLater()} ms`);
         }
       } while (this.again && !this.stopped);
     })().finally(() => this.running.delete(run));
     this.running.add(run);
+  }
+
+  /** Runs the relay again after the current wait (unless a retry is already due); answers in how many ms. */
+  private retryLater(): number {
+    if (this.retryTimer === undefined && !this.stopped) {
+      const delay = this.retryInMs;
+      this.retryInMs = Math.min(delay * 2, this.config.WEBHOOK_SWEEP_INTERVAL_MS);
+      this.retryAt = Date.now() + delay;
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        this.wake();
+      }, delay);
+    }
+    return Math.max(0, this.retryAt - Date.now());
   }
 
   /** One transaction: take undispatched events, create their deliveries, mark them dispatched. Returns the events taken. */
@@ -155,7 +181,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
-  /** A backing service that did not answer is an outage the next sweep retries through (a warning); anything else is a fault (an error, with its stack). */
+  /** A backing service that did not answer is an outage the relay and the sweep retry through (a warning); anything else is a fault (an error, with its stack). */
   private logFailure(error: unknown, message: string): void {
     if (isTransientFault(error)) this.logger.warn({ cause: (error as Error).message }, message);
     else this.logger.error({ err: error }, message);
