@@ -82,6 +82,15 @@ describe('WebhookSender time bounds', () => {
     expect(await send('/upgrade')).toEqual({ errorKind: 'protocol', message: expect.any(String) });
   });
 
+  it("calls an https:// receiver that does not speak TLS a tls failure, from the handshake's real error", async () => {
+    behave = (response) => response.writeHead(204).end();
+    const port = (server.address() as AddressInfo).port;
+    expect(await sender.send({ url: new URL(`https://localhost:${port}/plain`), ipv4: '127.0.0.1', headers: {}, body: '{}' })).toEqual({
+      errorKind: 'tls',
+      message: expect.stringContaining('wrong version number'),
+    });
+  });
+
   it('reads an answer that comes in time', async () => {
     behave = (response) => response.writeHead(202, { 'retry-after': '5' }).end('ok');
     expect(await send('/fine')).toEqual({ status: 202, body: 'ok', retryAfter: '5' });
