@@ -12,6 +12,10 @@ export interface TcpProxy {
   down: () => void;
   /** Keeps every connection open but forwards nothing more, either way: a server that stops answering (a partition, a frozen host). */
   stall: () => void;
+  /** Forwards what the clients send but holds the server's answers back until `release`: a server that runs every command and answers late. */
+  holdAnswers: () => void;
+  /** Passes on the answers held back, and those that follow. */
+  release: () => void;
   /** When the proxy first cut a new connection since it last went down. */
   firstRefusalAt: () => number | undefined;
   /** How many new connections it has cut in all. */
@@ -63,6 +67,15 @@ export async function tcpProxy(target: { host: string; port: number }): Promise<
       for (const [client, upstream] of pairs) {
         client.unpipe(upstream).pause();
         upstream.unpipe(client).pause();
+      }
+    },
+    holdAnswers: () => {
+      for (const [client, upstream] of pairs) upstream.unpipe(client).pause();
+    },
+    release: () => {
+      for (const [client, upstream] of pairs) {
+        upstream.pipe(client);
+        upstream.resume();
       }
     },
     firstRefusalAt: () => firstRefusalAt,

@@ -299,6 +299,34 @@ describe('delivery gate (Redis)', () => {
     }
   }, 60_000);
 
+  it('takes back the slots granted in an answer that never reached its worker, instead of holding them until they expire', async () => {
+    const redisUrl = new URL(process.env.REDIS_URL!);
+    const proxy = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    proxy.up();
+    // Slots that last 70 s: only their return, not their expiry, can grant the deliveries again within the test.
+    const [direct] = twoWorkers({ WEBHOOK_TIMEOUT_MS: '60000' });
+    const late = new DeliveryGate(testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-gate-${prefix}`, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, WEBHOOK_ENDPOINT_CONCURRENCY: '3', WEBHOOK_TIMEOUT_MS: '60000' }));
+    gates.push(late);
+    try {
+      const endpoint = randomUUID();
+      await offer(direct, endpoint, 3, Date.now());
+      expect(await late.backlog(endpoint)).toEqual({ waiting: 3, inFlight: 0 });
+
+      // Redis runs the take, but its answer comes after the gate's 2 s command timeout.
+      proxy.holdAnswers();
+      await expect(late.take(3)).rejects.toThrow(/timed out/);
+      expect(await direct.backlog(endpoint)).toEqual({ waiting: 0, inFlight: 3 });
+      proxy.release();
+
+      // Before: held by no one until they expired.
+      await waitFor(async () => (await direct.backlog(endpoint)).waiting === 3, 10_000, 'the slots back');
+      expect(await direct.backlog(endpoint)).toEqual({ waiting: 3, inFlight: 0 });
+      expect((await direct.take(3)).grants).toHaveLength(3);
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
+
   it('mutes the slots in flight (another URL, or an endpoint no longer attempted): they still count against the cap, but what they meet opens no circuit and holds nothing', async () => {
     const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '2', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });
     const endpoint = randomUUID();

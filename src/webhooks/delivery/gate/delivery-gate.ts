@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { AppConfig } from '../../../platform/config/app-config.js';
 import { reconnectWhenSilent } from '../../../platform/health/redis-liveness.js';
 import { throttledWarning } from '../../../platform/timing/throttled-warning.js';
 import { isUuid } from '../../../platform/validation/uuid.pipe.js';
-import { ENQUEUE, FORGET, RELEASE, TAKE } from './gate-scripts.js';
+import { ENQUEUE, FORGET, RECLAIM, RELEASE, TAKE } from './gate-scripts.js';
 
 export const CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
 export type CircuitState = (typeof CIRCUIT_STATES)[number];
@@ -64,12 +65,15 @@ const SLOT_MARGIN_MS = 10_000;
 const COMMAND_TIMEOUT_MS = 2000;
 /** Most deliveries one script call carries. */
 const CHUNK = 1000;
+/** How soon, and how often, the slots granted to a call that got no answer are asked back. */
+const RECLAIM_RETRY_MS = 500;
 
 type GateCommands = {
   ohGateEnqueue(...args: (string | number)[]): Promise<[number, ...TakeReply]>;
   ohGateTake(...args: (string | number)[]): Promise<TakeReply>;
   ohGateRelease(...args: (string | number)[]): Promise<TakeReply>;
   ohGateForget(...args: (string | number)[]): Promise<number>;
+  ohGateReclaim(...args: (string | number)[]): Promise<number>;
 };
 
 /**
@@ -82,6 +86,12 @@ type GateCommands = {
  * loses (a Redis flush, a worker dying between two calls) is offered again by the relay's sweep,
  * and an attempt still leases its delivery in PostgreSQL, so a delivery offered twice is never
  * sent twice at once.
+ *
+ * A call that may grant slots and fails without an answer (Redis stalled past the command
+ * timeout, or the connection dropped) may still have run: its grants would then hold their slots,
+ * with no worker to use them, until they expire (`WEBHOOK_TIMEOUT_MS` + 10 s). Each such call has
+ * an id under which the gate keeps its grants, and the gate asks for them back (`reclaim`) on the
+ * same connection, after the call, until Redis answers or the slots would have expired anyway.
  */
 @Injectable()
 export class DeliveryGate implements OnApplicationShutdown {
@@ -92,6 +102,10 @@ export class DeliveryGate implements OnApplicationShutdown {
   private readonly cap: number;
   private readonly slotTtlMs: number;
   private readonly livenessChecks: (() => void)[] = [];
+  /** Calls that got no answer, by id, with when their slots expire anyway (epoch ms). */
+  private readonly unanswered = new Map<string, number>();
+  private reclaimTimer: NodeJS.Timeout | undefined;
+  private closing = false;
 
   constructor(@Inject(AppConfig) private readonly config: AppConfig) {
     this.prefix = `${config.REDIS_PREFIX}:wh`;
@@ -115,6 +129,7 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.redis.defineCommand('ohGateTake', { numberOfKeys: 0, lua: TAKE });
     this.redis.defineCommand('ohGateRelease', { numberOfKeys: 0, lua: RELEASE });
     this.redis.defineCommand('ohGateForget', { numberOfKeys: 0, lua: FORGET });
+    this.redis.defineCommand('ohGateReclaim', { numberOfKeys: 0, lua: RECLAIM });
     this.livenessChecks.push(reconnectWhenSilent(this.redis));
   }
 
@@ -140,7 +155,7 @@ export class DeliveryGate implements OnApplicationShutdown {
     for (let start = 0; start < deliveries.length; start += CHUNK) {
       const last = start + CHUNK >= deliveries.length;
       const args = deliveries.slice(start, start + CHUNK).flatMap((delivery) => [delivery.endpointId, delivery.deliveryId, Math.round(delivery.dueMs ?? now)]);
-      const [added, ...taken] = await this.redis.ohGateEnqueue(this.prefix, now, this.cap, last ? want : 0, this.cap, this.slotTtlMs, ...args);
+      const [added, ...taken] = await this.granting(last ? want : 0, (call) => this.redis.ohGateEnqueue(this.prefix, now, this.cap, last ? want : 0, this.cap, this.slotTtlMs, call, ...args));
       result.added += added;
       addTaken(result, taken);
     }
@@ -149,7 +164,7 @@ export class DeliveryGate implements OnApplicationShutdown {
 
   /** Grants up to `want` slots, endpoints served in turn; says when the next waiting delivery is due (epoch ms), if any. */
   async take(want: number, now = Date.now()): Promise<Taken> {
-    return addTaken({ grants: [], changes: [], nextAtMs: null }, await this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs));
+    return addTaken({ grants: [], changes: [], nextAtMs: null }, await this.granting(want, (call) => this.redis.ohGateTake(this.prefix, now, this.cap, want, this.cap, this.slotTtlMs, call)));
   }
 
   /**
@@ -163,21 +178,60 @@ export class DeliveryGate implements OnApplicationShutdown {
     for (let start = 0; start < releases.length; start += CHUNK) {
       const last = start + CHUNK >= releases.length;
       const args = releases.slice(start, start + CHUNK).flatMap((release) => [release.endpointId, release.deliveryId, release.verdict, release.holdUntilMs ?? 0]);
-      const taken = await this.redis.ohGateRelease(
-        this.prefix,
-        now,
-        this.cap,
-        config.WEBHOOK_CIRCUIT_FAILURES,
-        config.WEBHOOK_CIRCUIT_COOLDOWN_MS,
-        config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS,
-        last ? want : 0,
-        this.cap,
-        this.slotTtlMs,
-        ...args,
+      const taken = await this.granting(last ? want : 0, (call) =>
+        this.redis.ohGateRelease(
+          this.prefix,
+          now,
+          this.cap,
+          config.WEBHOOK_CIRCUIT_FAILURES,
+          config.WEBHOOK_CIRCUIT_COOLDOWN_MS,
+          config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS,
+          last ? want : 0,
+          this.cap,
+          this.slotTtlMs,
+          call,
+          ...args,
+        ),
       );
       addTaken(result, taken);
     }
     return result;
+  }
+
+  /** Runs a script call that may grant up to `want` slots, under a call id of its own; if it fails, its slots are asked back. */
+  private async granting<T>(want: number, run: (call: string) => Promise<T>): Promise<T> {
+    if (want === 0) return run('');
+    const call = randomUUID();
+    try {
+      return await run(call);
+    } catch (error) {
+      this.unanswered.set(call, Date.now() + this.slotTtlMs);
+      this.reclaimSoon();
+      throw error;
+    }
+  }
+
+  private reclaimSoon(): void {
+    if (!this.closing && this.unanswered.size > 0) this.reclaimTimer ??= setTimeout(() => void this.reclaim(), RECLAIM_RETRY_MS);
+  }
+
+  /** Asks back the slots of every call that got no answer; a call Redis does not answer about yet is asked about again. */
+  private async reclaim(): Promise<void> {
+    this.reclaimTimer = undefined;
+    await Promise.all(
+      [...this.unanswered].map(async ([call, expiresAt]) => {
+        // Its slots have expired by now, and been offered again.
+        if (Date.now() >= expiresAt) {
+          this.unanswered.delete(call);
+          return;
+        }
+        const given = await this.redis.ohGateReclaim(this.prefix, Date.now(), this.cap, call).catch(() => undefined);
+        if (given === undefined) return;
+        this.unanswered.delete(call);
+        if (given > 0) this.logger.warn({ slots: given }, 'delivery gate: took back slots granted in an answer that never arrived');
+      }),
+    );
+    this.reclaimSoon();
   }
 
   /**
@@ -260,6 +314,8 @@ export class DeliveryGate implements OnApplicationShutdown {
   /** Last of all: the dispatcher's shutdown (before it) still frees the slots of the attempts it waits for. */
   async onApplicationShutdown(): Promise<void> {
     for (const stop of this.livenessChecks) stop();
+    this.closing = true;
+    clearTimeout(this.reclaimTimer);
     await Promise.all(
       // QUIT only on a live connection: while Redis is down it would wait in the offline queue.
       [this.subscriber, this.redis].map(async (client) => {

@@ -13,6 +13,10 @@
  * - `sched`             ZSET  endpoints with waiting deliveries, scored by when each should be
  *                             looked at next: the lowest score at or before now is served next;
  * - `open`              SET   endpoints whose circuit is open or half-open (a gauge);
+ * - `call:<id>`         STRING what one worker's call was granted (`endpoint delivery ...`), kept
+ *                             as long as a slot lasts: a call whose answer the worker never got
+ *                             (Redis stalled past its command timeout, then ran it) gives its
+ *                             slots back through `reclaim` instead of holding them until they expire;
  * - `wake`              channel told when a delivery became due now.
  *
  * Scores are milliseconds of the caller's clock (ARGV[2]), never Redis's, so tests can drive
@@ -88,8 +92,9 @@ end
 -- Grants up to want slots, visiting endpoints in schedule order and giving each at most
 -- quantum per visit. Expired slots (a worker that died) are freed first and their deliveries
 -- made due again. An open circuit whose cool-down is over turns half-open and grants one slot:
--- the probe. Circuit changes are appended to changes.
-local function take_slots(cap, want, quantum, ttl, changes)
+-- the probe. Circuit changes are appended to changes. What is granted is kept under the
+-- caller's call id for as long as a slot lasts (see reclaim).
+local function take_slots(cap, want, quantum, ttl, changes, call)
   local granted = {}
   local visits = 0
   while #granted < want and visits < 1000 do
@@ -132,6 +137,11 @@ local function take_slots(cap, want, quantum, ttl, changes)
     end
     schedule(ep, cap, #ids > 0)
   end
+  if #granted > 0 then
+    local held = {}
+    for _, grant in ipairs(granted) do table.insert(held, grant[1] .. ' ' .. grant[2]) end
+    redis.call('SET', P .. ':call:' .. call, table.concat(held, ' '), 'PX', ttl)
+  end
   return granted
 end
 
@@ -149,7 +159,7 @@ end
 `;
 
 /**
- * enqueue(P, now, cap, want, quantum, slotTtl, [endpoint, delivery, due]...): adds deliveries to
+ * enqueue(P, now, cap, want, quantum, slotTtl, call, [endpoint, delivery, due]...): adds deliveries to
  * their endpoints' ready sets unless holding a slot (the sweep may offer one twice); one already
  * waiting keeps the earlier of its due times (a retry-now brings it forward, an offer of a later
  * time changes nothing). Reschedules the endpoints, then takes up to `want` slots for the caller
@@ -159,11 +169,11 @@ end
  * granted, { {endpoint, new state}... } and the next score or false, as take does.
  */
 export const ENQUEUE = `${COMMON}
-local cap, want, quantum, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local cap, want, quantum, ttl, call = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local added = 0
 local due_now = false
 local touched = {}
-for i = 7, #ARGV, 3 do
+for i = 8, #ARGV, 3 do
   local ep, id, due = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2])
   if not redis.call('ZSCORE', key('flight', ep), id) then
     added = added + redis.call('ZADD', key('ready', ep), 'LT', due, id)
@@ -174,7 +184,7 @@ end
 for ep in pairs(touched) do schedule(ep, cap, false) end
 local changes = {}
 local granted = {}
-if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes) end
+if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes, call) end
 local next_at = next_score()
 -- A caller that took learned when the next delivery is due: the others are woken only for one
 -- that is due now and it left.
@@ -183,18 +193,18 @@ return { added, granted, changes, next_at }
 `;
 
 /**
- * take(P, now, cap, want, quantum, slotTtl): grants up to `want` slots (take_slots).
+ * take(P, now, cap, want, quantum, slotTtl, call): grants up to `want` slots (take_slots).
  * Returns { {endpoint, delivery, probe}... }, { {endpoint, new state}... }, next score or false.
  */
 export const TAKE = `${COMMON}
-local cap, want, quantum, ttl = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local cap, want, quantum, ttl, call = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), ARGV[7]
 local changes = {}
-local granted = take_slots(cap, want, quantum, ttl, changes)
+local granted = take_slots(cap, want, quantum, ttl, changes, call)
 return { granted, changes, next_score() }
 `;
 
 /**
- * release(P, now, cap, threshold, cooldown, maxCooldown, want, quantum, slotTtl, [endpoint, delivery, verdict, holdUntil]...):
+ * release(P, now, cap, threshold, cooldown, maxCooldown, want, quantum, slotTtl, call, [endpoint, delivery, verdict, holdUntil]...):
  * frees the slots and feeds the circuits, then takes up to `want` slots for the caller as take
  * does (one round trip where a busy worker would otherwise make two). `up`: the receiver answered below 500, which closes
  * the circuit and ends a run of failures; `down`: a 5xx, timeout or connection failure, which
@@ -205,10 +215,10 @@ return { granted, changes, next_score() }
  */
 export const RELEASE = `${COMMON}
 local cap, threshold, cooldown, max_cooldown = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-local want, quantum, ttl = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+local want, quantum, ttl, call = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10]
 local changes = {}
 local touched = {}
-for i = 10, #ARGV, 4 do
+for i = 11, #ARGV, 4 do
   local ep, id, verdict, hold = ARGV[i], ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
   local epkey = key('ep', ep)
   -- Only a slot still held speaks for the receiver: one forgotten (taken before the endpoint got
@@ -249,8 +259,36 @@ for ep in pairs(touched) do
   schedule(ep, cap, false)
 end
 local granted = {}
-if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes) end
+if want > 0 then granted = take_slots(cap, want, quantum, ttl, changes, call) end
 return { granted, changes, next_score() }
+`;
+
+/**
+ * reclaim(P, now, cap, call): gives back the slots a call was granted and still holds, for a call
+ * whose answer never reached its worker. Their deliveries wait again, due now, and the workers
+ * are told. Run after the call on the same connection, it finds whatever the call granted, if it
+ * ran at all. Returns how many slots it gave back.
+ */
+export const RECLAIM = `${COMMON}
+local cap, call = tonumber(ARGV[3]), ARGV[4]
+local held = redis.call('GET', P .. ':call:' .. call)
+if not held then return 0 end
+redis.call('DEL', P .. ':call:' .. call)
+local given = 0
+local touched = {}
+for ep, id in string.gmatch(held, '(%S+) (%S+)') do
+  if redis.call('ZREM', key('flight', ep), id) == 1 then
+    redis.call('SREM', key('muted', ep), id)
+    redis.call('ZADD', key('ready', ep), 'LT', now, id)
+    local epkey = key('ep', ep)
+    if redis.call('HGET', epkey, 'probe') == id then redis.call('HDEL', epkey, 'probe') end
+    given = given + 1
+  end
+  touched[ep] = true
+end
+for ep in pairs(touched) do schedule(ep, cap, false) end
+if given > 0 then redis.call('PUBLISH', P .. ':wake', '1') end
+return given
 `;
 
 /**
