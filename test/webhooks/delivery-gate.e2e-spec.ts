@@ -327,6 +327,43 @@ describe('delivery gate (Redis)', () => {
     }
   }, 30_000);
 
+  it('releases again what a release lost with its connection was to free, counting its verdict once', async () => {
+    const redisUrl = new URL(process.env.REDIS_URL!);
+    const proxy = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
+    proxy.up();
+    const [direct] = twoWorkers({ WEBHOOK_TIMEOUT_MS: '60000' });
+    const cut = new DeliveryGate(testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-gate-${prefix}`, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, WEBHOOK_ENDPOINT_CONCURRENCY: '3', WEBHOOK_TIMEOUT_MS: '60000' }));
+    gates.push(cut);
+    try {
+      const endpoint = randomUUID();
+      await offer(direct, endpoint, 3, Date.now());
+      const { grants } = await cut.take(3);
+      expect(grants).toHaveLength(3);
+
+      // The release is written, then its connection is cut before Redis reads it: it never runs, and is not sent again.
+      proxy.stall();
+      const lost = cut.release(grants.map((grant) => ({ ...grant, verdict: 'down' as const, holdUntilMs: null })));
+      await new Promise((resolve) => setImmediate(resolve));
+      proxy.down();
+      await expect(lost).rejects.toThrow();
+      expect(await direct.backlog(endpoint)).toEqual({ waiting: 0, inFlight: 3 });
+      proxy.up();
+
+      // Before: held until they expired, 70 s here.
+      await waitFor(async () => (await direct.backlog(endpoint)).inFlight === 0, 10_000, 'the slots freed');
+      // Three failures in a row, counted once each: below the threshold of five, the circuit stays closed.
+      expect((await direct.circuits([endpoint])).get(endpoint)).toMatchObject({ state: 'closed' });
+      const redis = new Redis(process.env.REDIS_URL!);
+      try {
+        expect(await redis.hget(`${process.env.REDIS_PREFIX}-gate-${prefix}:wh:ep:${endpoint}`, 'failures')).toBe('3');
+      } finally {
+        redis.disconnect();
+      }
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
+
   it('mutes the slots in flight (another URL, or an endpoint no longer attempted): they still count against the cap, but what they meet opens no circuit and holds nothing', async () => {
     const [a, b] = twoWorkers({ WEBHOOK_CIRCUIT_FAILURES: '2', WEBHOOK_ENDPOINT_CONCURRENCY: '4' });
     const endpoint = randomUUID();

@@ -185,7 +185,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
     let released: Promise<unknown> | undefined;
     const freeSlot: FreeSlot = (verdict, holdUntilMs) => {
       released ??= this.releases.submit({ ...grant, verdict, holdUntilMs }).catch(
-        (error: unknown) => this.logger.warn({ err: error, delivery_id: grant.deliveryId }, 'freeing a delivery slot failed; it expires on its own'),
+        (error: unknown) => this.logger.warn({ err: error, delivery_id: grant.deliveryId }, 'freeing a delivery slot failed; the gate frees it again once Redis answers'),
       );
     };
     // A delivery goes back to the gate only once its slot is free: while it holds one, the gate would not take it.

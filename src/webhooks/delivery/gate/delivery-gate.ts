@@ -87,11 +87,13 @@ type GateCommands = {
  * and an attempt still leases its delivery in PostgreSQL, so a delivery offered twice is never
  * sent twice at once.
  *
- * A call that may grant slots and fails without an answer (Redis stalled past the command
- * timeout, or the connection dropped) may still have run: its grants would then hold their slots,
- * with no worker to use them, until they expire (`WEBHOOK_TIMEOUT_MS` + 10 s). Each such call has
- * an id under which the gate keeps its grants, and the gate asks for them back (`reclaim`) on the
- * same connection, after the call, until Redis answers or the slots would have expired anyway.
+ * A call that fails without an answer (Redis stalled past the command timeout, or the
+ * connection dropped) may or may not have run. One that may grant slots has an id under which the
+ * gate keeps its grants, which would otherwise hold their slots, with no worker to use them, until
+ * they expire (`WEBHOOK_TIMEOUT_MS` + 10 s): the gate asks for them back (`reclaim`). The slots a
+ * failed release was to free are released again, which frees only those still held and counts
+ * each verdict once. Both are sent on the same connection after the call, so they find what it
+ * did if it ran, and repeated until Redis answers or the slots would have expired anyway.
  */
 @Injectable()
 export class DeliveryGate implements OnApplicationShutdown {
@@ -104,6 +106,8 @@ export class DeliveryGate implements OnApplicationShutdown {
   private readonly livenessChecks: (() => void)[] = [];
   /** Calls that got no answer, by id, with when their slots expire anyway (epoch ms). */
   private readonly unanswered = new Map<string, number>();
+  /** Releases that got no answer, with when their slots expire anyway (epoch ms). */
+  private unreleased: { releases: SlotRelease[]; expiresAt: number }[] = [];
   private reclaimTimer: NodeJS.Timeout | undefined;
   private closing = false;
 
@@ -174,28 +178,35 @@ export class DeliveryGate implements OnApplicationShutdown {
    */
   async release(releases: readonly SlotRelease[], want = 0, now = Date.now()): Promise<Taken> {
     const result: Taken = { grants: [], changes: [], nextAtMs: null };
-    const config = this.config;
     for (let start = 0; start < releases.length; start += CHUNK) {
       const last = start + CHUNK >= releases.length;
-      const args = releases.slice(start, start + CHUNK).flatMap((release) => [release.endpointId, release.deliveryId, release.verdict, release.holdUntilMs ?? 0]);
-      const taken = await this.granting(last ? want : 0, (call) =>
-        this.redis.ohGateRelease(
-          this.prefix,
-          now,
-          this.cap,
-          config.WEBHOOK_CIRCUIT_FAILURES,
-          config.WEBHOOK_CIRCUIT_COOLDOWN_MS,
-          config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS,
-          last ? want : 0,
-          this.cap,
-          this.slotTtlMs,
-          call,
-          ...args,
-        ),
-      );
+      const chunk = releases.slice(start, start + CHUNK);
+      const taken = await this.granting(last ? want : 0, (call) => this.runRelease(chunk, last ? want : 0, call, now)).catch((error: unknown) => {
+        this.unreleased.push({ releases: chunk, expiresAt: Date.now() + this.slotTtlMs });
+        this.reclaimSoon();
+        throw error;
+      });
       addTaken(result, taken);
     }
     return result;
+  }
+
+  private runRelease(releases: readonly SlotRelease[], want: number, call: string, now: number): Promise<TakeReply> {
+    const config = this.config;
+    const args = releases.flatMap((release) => [release.endpointId, release.deliveryId, release.verdict, release.holdUntilMs ?? 0]);
+    return this.redis.ohGateRelease(
+      this.prefix,
+      now,
+      this.cap,
+      config.WEBHOOK_CIRCUIT_FAILURES,
+      config.WEBHOOK_CIRCUIT_COOLDOWN_MS,
+      config.WEBHOOK_CIRCUIT_MAX_COOLDOWN_MS,
+      want,
+      this.cap,
+      this.slotTtlMs,
+      call,
+      ...args,
+    );
   }
 
   /** Runs a script call that may grant up to `want` slots, under a call id of its own; if it fails, its slots are asked back. */
@@ -212,14 +223,27 @@ export class DeliveryGate implements OnApplicationShutdown {
   }
 
   private reclaimSoon(): void {
-    if (!this.closing && this.unanswered.size > 0) this.reclaimTimer ??= setTimeout(() => void this.reclaim(), RECLAIM_RETRY_MS);
+    if (!this.closing && (this.unanswered.size > 0 || this.unreleased.length > 0)) this.reclaimTimer ??= setTimeout(() => void this.reclaim(), RECLAIM_RETRY_MS);
   }
 
-  /** Asks back the slots of every call that got no answer; a call Redis does not answer about yet is asked about again. */
+  /**
+   * Asks back the slots of every call that got no answer, and releases again what every failed
+   * release was to free; what Redis does not answer about yet is asked about again.
+   */
   private async reclaim(): Promise<void> {
     this.reclaimTimer = undefined;
-    await Promise.all(
-      [...this.unanswered].map(async ([call, expiresAt]) => {
+    const unreleased = this.unreleased.filter(({ expiresAt }) => Date.now() < expiresAt);
+    this.unreleased = [];
+    await Promise.all([
+      ...unreleased.map(async (failed) => {
+        // Judged when it runs: a circuit it opens opens then.
+        const released = await this.runRelease(failed.releases, 0, '', Date.now()).then(
+          () => true,
+          () => false,
+        );
+        if (!released) this.unreleased.push(failed);
+      }),
+      ...[...this.unanswered].map(async ([call, expiresAt]) => {
         // Its slots have expired by now, and been offered again.
         if (Date.now() >= expiresAt) {
           this.unanswered.delete(call);
@@ -230,7 +254,7 @@ export class DeliveryGate implements OnApplicationShutdown {
         this.unanswered.delete(call);
         if (given > 0) this.logger.warn({ slots: given }, 'delivery gate: took back slots granted in an answer that never arrived');
       }),
-    );
+    ]);
     this.reclaimSoon();
   }
 
