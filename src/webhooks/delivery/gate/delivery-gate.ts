@@ -232,6 +232,9 @@ export class DeliveryGate implements OnApplicationShutdown {
    */
   private async reclaim(): Promise<void> {
     this.reclaimTimer = undefined;
+    // Not while the connection is down: each try would wait in ioredis's offline queue, to be sent
+    // with every other one when it is back. The call itself, if it waits there, goes first then.
+    if (this.redis.status !== 'ready') return this.reclaimSoon();
     const unreleased = this.unreleased.filter(({ expiresAt }) => Date.now() < expiresAt);
     this.unreleased = [];
     await Promise.all([
