@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DeliveryGate, type Grant } from '../../src/webhooks/delivery/gate/delivery-gate.js';
 import { testConfig } from '../support/config.js';
-import { tcpProxy } from '../support/tcp-proxy.js';
+import { type TcpProxy, tcpProxy } from '../support/tcp-proxy.js';
 import { waitFor } from '../support/wait-for.js';
 
 /**
@@ -299,14 +299,23 @@ describe('delivery gate (Redis)', () => {
     }
   }, 60_000);
 
-  it('takes back the slots granted in an answer that never reached its worker, instead of holding them until they expire', async () => {
+  /**
+   * A worker whose Redis is reached through a proxy the test controls, beside one reaching it
+   * directly, on one prefix. Their slots last 70 s: only their return, not their expiry, can free
+   * them within a test.
+   */
+  async function behindProxy(): Promise<{ proxy: TcpProxy; direct: DeliveryGate; proxied: DeliveryGate }> {
     const redisUrl = new URL(process.env.REDIS_URL!);
     const proxy = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
     proxy.up();
-    // Slots that last 70 s: only their return, not their expiry, can grant the deliveries again within the test.
     const [direct] = twoWorkers({ WEBHOOK_TIMEOUT_MS: '60000' });
-    const late = new DeliveryGate(testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-gate-${prefix}`, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, WEBHOOK_ENDPOINT_CONCURRENCY: '3', WEBHOOK_TIMEOUT_MS: '60000' }));
-    gates.push(late);
+    const proxied = new DeliveryGate(testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-gate-${prefix}`, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, WEBHOOK_ENDPOINT_CONCURRENCY: '3', WEBHOOK_TIMEOUT_MS: '60000' }));
+    gates.push(proxied);
+    return { proxy, direct, proxied };
+  }
+
+  it('takes back the slots granted in an answer that never reached its worker, instead of holding them until they expire', async () => {
+    const { proxy, direct, proxied: late } = await behindProxy();
     try {
       const endpoint = randomUUID();
       await offer(direct, endpoint, 3, Date.now());
@@ -328,12 +337,7 @@ describe('delivery gate (Redis)', () => {
   }, 30_000);
 
   it('releases again what a release lost with its connection was to free, counting its verdict once', async () => {
-    const redisUrl = new URL(process.env.REDIS_URL!);
-    const proxy = await tcpProxy({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379) });
-    proxy.up();
-    const [direct] = twoWorkers({ WEBHOOK_TIMEOUT_MS: '60000' });
-    const cut = new DeliveryGate(testConfig({ REDIS_PREFIX: `${process.env.REDIS_PREFIX}-gate-${prefix}`, REDIS_URL: `redis://127.0.0.1:${proxy.port}`, WEBHOOK_ENDPOINT_CONCURRENCY: '3', WEBHOOK_TIMEOUT_MS: '60000' }));
-    gates.push(cut);
+    const { proxy, direct, proxied: cut } = await behindProxy();
     try {
       const endpoint = randomUUID();
       await offer(direct, endpoint, 3, Date.now());
