@@ -353,8 +353,9 @@ describe('delivery gate (Redis)', () => {
       expect(await direct.backlog(endpoint)).toEqual({ waiting: 0, inFlight: 3 });
       proxy.up();
 
-      // Before: held until they expired, 70 s here.
-      await waitFor(async () => (await direct.backlog(endpoint)).inFlight === 0, 10_000, 'the slots freed');
+      // Before: held until they expired, 70 s here. Freed, the deliveries wait again, due now, as after an expiry.
+      await waitFor(async () => (await direct.backlog(endpoint)).waiting === 3, 10_000, 'the deliveries back');
+      expect(await direct.backlog(endpoint)).toEqual({ waiting: 3, inFlight: 0 });
       // Three failures in a row, counted once each: below the threshold of five, the circuit stays closed.
       expect((await direct.circuits([endpoint])).get(endpoint)).toMatchObject({ state: 'closed' });
       const redis = new Redis(process.env.REDIS_URL!);

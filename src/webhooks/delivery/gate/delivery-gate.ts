@@ -92,7 +92,8 @@ type GateCommands = {
  * gate keeps its grants, which would otherwise hold their slots, with no worker to use them, until
  * they expire (`WEBHOOK_TIMEOUT_MS` + 10 s): the gate asks for them back (`reclaim`). The slots a
  * failed release was to free are released again, which frees only those still held and counts
- * each verdict once. Both are sent on the same connection after the call, so they find what it
+ * each verdict once, and their deliveries offered again, due now, as the slots' expiry would have
+ * done. Both are sent on the same connection after the call, so they find what it
  * did if it ran, and repeated until Redis answers or the slots would have expired anyway.
  */
 @Injectable()
@@ -239,11 +240,15 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.unreleased = [];
     await Promise.all([
       ...unreleased.map(async (failed) => {
-        // Judged when it runs: a circuit it opens opens then.
-        const released = await this.runRelease(failed.releases, 0, '', Date.now()).then(
-          () => true,
-          () => false,
-        );
+        // Judged when it runs (a circuit it opens opens then), and the deliveries wait again, due
+        // now, as the slots' expiry would have left them: one given back meanwhile to wait for its
+        // next attempt was refused by the gate while it still held its slot.
+        const released = await this.runRelease(failed.releases, 0, '', Date.now())
+          .then(() => this.offer(failed.releases, 0))
+          .then(
+            () => true,
+            () => false,
+          );
         if (!released) this.unreleased.push(failed);
       }),
       ...[...this.unanswered].map(async ([call, expiresAt]) => {
