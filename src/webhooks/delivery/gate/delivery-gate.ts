@@ -158,9 +158,10 @@ export class DeliveryGate implements OnApplicationShutdown {
     if (stray) throw new Error(`not a delivery to offer: ${JSON.stringify(stray)}`);
     const result: Taken & { added: number } = { added: 0, grants: [], changes: [], nextAtMs: null };
     for (let start = 0; start < deliveries.length; start += CHUNK) {
-      const last = start + CHUNK >= deliveries.length;
+      // Only the last chunk's call takes slots.
+      const wanted = start + CHUNK >= deliveries.length ? want : 0;
       const args = deliveries.slice(start, start + CHUNK).flatMap((delivery) => [delivery.endpointId, delivery.deliveryId, Math.round(delivery.dueMs ?? now)]);
-      const [added, ...taken] = await this.granting(last ? want : 0, (call) => this.redis.ohGateEnqueue(this.prefix, now, this.cap, last ? want : 0, this.cap, this.slotTtlMs, call, ...args));
+      const [added, ...taken] = await this.granting(wanted, (call) => this.redis.ohGateEnqueue(this.prefix, now, this.cap, wanted, this.cap, this.slotTtlMs, call, ...args));
       result.added += added;
       addTaken(result, taken);
     }
@@ -180,9 +181,9 @@ export class DeliveryGate implements OnApplicationShutdown {
   async release(releases: readonly SlotRelease[], want = 0, now = Date.now()): Promise<Taken> {
     const result: Taken = { grants: [], changes: [], nextAtMs: null };
     for (let start = 0; start < releases.length; start += CHUNK) {
-      const last = start + CHUNK >= releases.length;
+      const wanted = start + CHUNK >= releases.length ? want : 0;
       const chunk = releases.slice(start, start + CHUNK);
-      const taken = await this.granting(last ? want : 0, (call) => this.runRelease(chunk, last ? want : 0, call, now)).catch((error: unknown) => {
+      const taken = await this.granting(wanted, (call) => this.runRelease(chunk, wanted, call, now)).catch((error: unknown) => {
         this.unreleased.push({ releases: chunk, expiresAt: Date.now() + this.slotTtlMs });
         this.reclaimSoon();
         throw error;
