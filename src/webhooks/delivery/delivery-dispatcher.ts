@@ -11,8 +11,14 @@ import { StatementBatcher } from './statement-batcher.js';
 const TAKE_BATCH = 100;
 /** With nothing due, the gate is asked again at least this often: a wake-up lost with a Redis connection, a slot left by a dead worker. */
 const IDLE_CHECK_MS = 1000;
-/** After the gate or an attempt failed unexpectedly (Redis or PostgreSQL unreachable), trying again waits this long. */
+/** After an attempt failed unexpectedly (Redis or PostgreSQL unreachable), its delivery is offered again this much later. */
 const ERROR_RETRY_MS = 5000;
+/**
+ * After a take failed, the next waits this long, doubling to ERROR_RETRY_MS while they keep
+ * failing: a stall of Redis's a little past the command timeout is over by the first retry (a
+ * flat 5 s ended a burst 5 s late after a 3 s stall), and an outage is not asked every 250 ms.
+ */
+const TAKE_RETRY_FIRST_MS = 250;
 
 /**
  * The worker's delivery loop: takes slots from the delivery gate, up to
@@ -44,6 +50,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
   private drained: (() => void) | undefined;
+  private takeRetryMs = TAKE_RETRY_FIRST_MS;
   /**
    * Set when a slot was freed without taking for this process (it had no room then, or the
    * release failed): the next attempt to end asks the gate. Otherwise the release has already
@@ -68,6 +75,11 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
 
   onApplicationBootstrap(): void {
     this.gate.onWake(() => this.pump());
+    // Back from an outage, the gate is asked at once rather than when the backed-off retry falls
+    // due. Only then: the first connect, with no take failed, would add a take that finds nothing.
+    this.gate.onReady(() => {
+      if (this.takeRetryMs > TAKE_RETRY_FIRST_MS) this.pump();
+    });
     this.pump();
   }
 
@@ -118,9 +130,11 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnModuleDestr
             // Redis away: each retry meets it again, so it is said once in a while, without a stack.
             if (isTransientFault(error)) this.warnOfGateOutage(`taking deliveries from the gate failed (Redis did not answer: ${(error as Error).message}); trying again shortly`);
             else this.logger.warn({ err: error }, 'taking deliveries from the gate failed; trying again shortly');
-            this.wakeAt(Date.now() + ERROR_RETRY_MS);
+            this.wakeAt(Date.now() + this.takeRetryMs);
+            this.takeRetryMs = Math.min(this.takeRetryMs * 2, ERROR_RETRY_MS);
             break;
           }
+          this.takeRetryMs = TAKE_RETRY_FIRST_MS;
           this.start(taken);
           if (taken.grants.length < want) {
             this.wakeForNext(taken);

@@ -344,6 +344,11 @@ export class DeliveryGate implements OnApplicationShutdown {
     this.subscriber.subscribe(`${this.prefix}:wake`).catch((error: Error) => this.logger.warn(`delivery gate wake-ups: subscribing failed: ${error.message}`));
   }
 
+  /** Calls `listener` each time the gate's connection is ready: when it first connects, and after each reconnect. */
+  onReady(listener: () => void): void {
+    this.redis.on('ready', listener);
+  }
+
   /** Last of all: the dispatcher's shutdown (before it) still frees the slots of the attempts it waits for. */
   async onApplicationShutdown(): Promise<void> {
     for (const stop of this.livenessChecks) stop();
