@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { once } from 'node:events';
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
@@ -120,6 +121,33 @@ describe('agent-tool server (e2e)', () => {
         expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
         expect(answer.headers.get('cache-control')).toBe('no-store');
       }
+    });
+
+    it('reads a POST /mcp body as it comes, UTF-8 and uncompressed: another charset or a Content-Encoding is a 415, never a misread body', async () => {
+      const call = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'summarise_finance', arguments: {} } });
+      const post = (headers: Record<string, string>, body: string | Buffer) =>
+        fetch(`${mcp.base}/mcp`, {
+          method: 'POST',
+          headers: { ...credentials(a.mcp_token, a.tenant.slug), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': '2025-06-18', ...headers },
+          body,
+        });
+      for (const [headers, body] of [
+        // Before: run as if it were plain (200 with the tool's result)…
+        [{ 'Content-Encoding': 'gzip' }, call],
+        // …refused as not JSON (400, -32700) when it really was gzip…
+        [{ 'Content-Encoding': 'gzip' }, gzipSync(call)],
+        // …and read as UTF-8 whatever charset it named.
+        [{ 'Content-Type': 'application/json; charset=latin1' }, call],
+      ] as const) {
+        const refused = await post(headers, body);
+        expect(refused.status).toBe(415);
+        expect(await refused.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32000, message: expect.stringMatching(/^Unsupported Media Type: .*UTF-8 JSON/) } });
+      }
+      // The SDK's own refusal of a Content-Type, which these match.
+      const untyped = await post({ 'Content-Type': 'text/plain' }, call);
+      expect(untyped.status).toBe(415);
+      expect(((await untyped.json()) as any).error.code).toBe(-32000);
+      for (const headers of [{ 'Content-Type': 'application/json; charset=utf-8' }, { 'Content-Encoding': 'identity' }]) expect((await post(headers, call)).status).toBe(200);
     });
 
     it('answers GET /handshake without a token: protocol versions, capabilities, server info', async () => {

@@ -16,7 +16,7 @@ import { type RateLimitDecision, RateLimiterService } from '../platform/rate-lim
 import { AuthFailureLimiter } from '../platform/rate-limit/auth-failure-limiter.service.js';
 import { clientAddressReader } from '../platform/http/client-address.js';
 import { TRACE_HEADER, traceIdFrom } from '../platform/tracing/trace-id.js';
-import { checkBody, checkFraming, checkJsonHeaders, checkUtf8, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
+import { checkBody, checkFraming, checkJsonHeaders, checkUncompressedUtf8, checkUtf8, UNSTORABLE_CHARACTERS } from '../platform/http/request-checks.js';
 import { type McpCaller, McpTokensService } from './mcp-tokens.service.js';
 import { MODERN_PROTOCOL_VERSION, SERVER_CAPABILITIES, SERVER_INFO, type ShortcutAnswer, type ToolRequest, ToolServer } from './tool-server.js';
 import { TOOLS_HEADER, toolSelection, type ToolSelection, ToolSelectionRefused, TOOLSETS_HEADER } from './tools/tool-selection.js';
@@ -26,6 +26,8 @@ const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
 const INVALID_PARAMS = -32602;
 const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+/** The SDK's code for a refusal of the HTTP request itself (its 406 and 415). */
+const SDK_HTTP_ERROR = -32000;
 /** Every protocol revision served, the newest first. */
 const SERVED_PROTOCOL_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
 
@@ -193,6 +195,15 @@ export class McpHttpService {
    * calls. Then the SDK answers, from the parsed body.
    */
   private async jsonRpc(caller: McpCaller, counted: McpCount, request: IncomingMessage & { auth?: AuthInfo }, response: ServerResponse): Promise<void> {
+    // Read as it comes, as on /tools/call: a compressed body was run when it was plain text
+    // labelled gzip, and refused as not JSON when it was gzip. Answered as the SDK answers a
+    // Content-Type it cannot read: 415, JSON-RPC error -32000.
+    try {
+      checkUncompressedUtf8(request.headers);
+    } catch (refusal) {
+      if (!(refusal instanceof DomainException)) throw refusal;
+      return this.json(response, 415, { jsonrpc: '2.0', id: null, error: { code: SDK_HTTP_ERROR, message: `Unsupported Media Type: ${refusal.message}` } });
+    }
     const raw = await readBody(request);
     let body: unknown;
     try {

@@ -125,7 +125,12 @@ export function checkJsonHeaders(headers: IncomingHttpHeaders): void {
   const contentType = headers['content-type'];
   const type = contentType?.split(';')[0].trim().toLowerCase();
   if (hasBody(headers) && type !== 'application/json' && !/^application\/[!#$%&'*.^`|~\w-]+\+json$/.test(type ?? '')) throw notJson(contentType);
-  checkJsonCharset(contentType);
+  checkUncompressedUtf8(headers);
+}
+
+/** The part of checkJsonHeaders for a body whose Content-Type another reader checks (the MCP SDK's, on `POST /mcp`). */
+export function checkUncompressedUtf8(headers: IncomingHttpHeaders): void {
+  checkJsonCharset(headers['content-type']);
   const encoding = headers['content-encoding']?.trim().toLowerCase();
   if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
     throw new DomainException('UnsupportedMediaType', 'This operation reads a body of UTF-8 JSON, uncompressed.', { field: 'Content-Encoding' });
