@@ -234,8 +234,14 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
 
   it('names an unknown command or flag and suggests the closest one, exiting 1', async () => {
     // As processes: what a caller of `node dist/cli.js` gets on failure.
-    const [command, option] = await Promise.all([cli('tenant:crate', '--name', 'X'), cli('tenant:create', '--name', 'X', '--slugg', 'x')]);
+    const [command, asking, option] = await Promise.all([
+      cli('tenant:crate', '--name', 'X'),
+      cli('tenant:crate', '--name', 'X', '--help'),
+      cli('tenant:create', '--name', 'X', '--slugg', 'x'),
+    ]);
     expect(command).toEqual({ code: 1, stdout: '', stderr: "unknown command 'tenant:crate' (Did you mean tenant:create?)\n" });
+    // Before: the overview, exit 0, as if the command existed.
+    expect(asking).toEqual(command);
     expect(option).toEqual({ code: 1, stdout: '', stderr: "unknown option '--slugg' (Did you mean --slug?)\n" });
   }, TIMEOUT_MS);
 

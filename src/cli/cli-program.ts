@@ -46,8 +46,11 @@ export async function runCommand(
   // Commander would answer a bare invocation with its help on the (silenced) error stream.
   if (argv.length === 0) throw new Error('no command given; see --help');
   checkFlags(program, argv);
+  // An unknown command is the answer whatever follows it: Commander answered `bogus --help` with
+  // the overview and exit 0, as if the command existed.
+  const known = argv[0].startsWith('-') || argv[0] === 'help' || program.commands.some((command) => command.name() === argv[0]);
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    await program.parseAsync(known ? argv : argv.slice(0, 1), { from: 'user' });
   } catch (error) {
     // `help <unknown>` writes the overview to the error stream instead, as if it had failed.
     if (error instanceof CommanderError && (error.code === 'commander.helpDisplayed' || error.code === 'commander.help')) {
