@@ -170,12 +170,15 @@ describe('admin CLI (e2e, dist/cli.js)', () => {
     }
   }, TIMEOUT_MS);
 
-  it('deactivates a company: {id, active:false}, and issues it no more keys, which would be refused from their first request', async () => {
+  it('deactivates a company: {id, active:false}, and issues it no more keys, which would be refused from their first request, while its data can still be recorded', async () => {
     const other = (await db.query(`INSERT INTO tenants (slug, name) VALUES ($1, 'Gamma') RETURNING id`, [`gamma-${slug}`]))[0];
     expect(await ok('tenant:deactivate', '--tenant', String(other.id))).toEqual({ id: other.id, active: false });
     expect((await db.query('SELECT active FROM tenants WHERE id = $1', [other.id]))[0].active).toBe(false);
     await fails(['key:create', '--tenant', String(other.id), '--scopes', 'int:fin.invoices:read'], /not found or not active/);
     expect((await db.query('SELECT count(*)::int AS keys FROM api_keys WHERE tenant_id = $1', [other.id]))[0].keys).toBe(0);
+    // Its books can still be completed (docs/choices.md, "A deactivated company in the admin CLI").
+    const customer = (await ok('customer:create', '--tenant', String(other.id), '--name', 'Late payer')) as { id: string };
+    expect((await db.query('SELECT tenant_id FROM customers WHERE id = $1', [customer.id]))[0].tenant_id).toBe(other.id);
   }, TIMEOUT_MS);
 
   it('issues a key whose expiry is past, refused from its first request; refuses currencies that are not ISO 4217 codes in use', async () => {
