@@ -2,6 +2,8 @@ import { request } from 'node:http';
 import { once } from 'node:events';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { Logger } from '@nestjs/common';
+import { jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Client } from '@modelcontextprotocol/client';
@@ -121,6 +123,27 @@ describe('agent-tool server (e2e)', () => {
         expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
         expect(answer.headers.get('cache-control')).toBe('no-store');
       }
+    });
+
+    it('answers a transfer coding other than chunked once, 501, and logs no error for it', async () => {
+      const { port } = new URL(mcp.base);
+      const socket = connect(Number(port), '127.0.0.1');
+      await once(socket, 'connect');
+      let wire = '';
+      socket.on('data', (chunk: Buffer) => (wire += chunk.toString('latin1')));
+      const closed = once(socket, 'close');
+      const errors = jest.spyOn(Logger.prototype, 'error');
+      const headers = Object.entries(credentials(a.mcp_token, a.tenant.slug))
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
+      socket.write(`POST /tools/list HTTP/1.1\r\nHost: localhost\r\n${headers}Content-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n`);
+      await closed;
+      // Before: the 501, then a 400 malformed_request on the same connection.
+      expect(wire.match(/HTTP\/1\.1 \d{3} /g)).toEqual(['HTTP/1.1 501 ']);
+      expect(wire).toContain('"detail_key":"errors.common.transfer_coding_not_implemented"');
+      // Before: logged as an unexpected failure, with its stack.
+      expect(errors).not.toHaveBeenCalled();
+      errors.mockRestore();
     });
 
     it('reads a POST /mcp body as it comes, UTF-8 and uncompressed: another charset or a Content-Encoding is a 415, never a misread body', async () => {

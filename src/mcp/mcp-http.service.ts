@@ -155,8 +155,9 @@ export class McpHttpService {
       return await this.shortcut(entry.route, caller, request, response);
     } catch (error) {
       const problem = toProblem(error, this.config.errorsBaseUrl);
-      // Expected refusals are the caller's business; anything else is logged with its stack, never answered.
-      if (problem.body.status >= 500) this.logger.error(error instanceof Error ? error : new Error(String(error)), 'agent-tool request failed');
+      // Expected refusals (a 501 for a transfer coding among them) are the caller's business;
+      // anything else is logged with its stack, never answered.
+      if (problem.cause !== undefined) this.logger.error(error instanceof Error ? error : new Error(String(error)), 'agent-tool request failed');
       if (response.headersSent) {
         response.destroy();
         return;

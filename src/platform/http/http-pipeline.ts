@@ -12,7 +12,7 @@ import { markAnsweredOnSocket, onRequestDone, requestLogLine, requestOnSocket } 
 import { Metrics } from '../metrics/metrics.service.js';
 import { TRACE_HEADER, traceIdFrom } from '../tracing/trace-id.js';
 import { allowedMethods } from './allowed-methods.js';
-import { checkBody, checkFraming, checkJsonCharset, checkQuery, checkUtf8, hasBody, notJson, withUtf8Charset } from './request-checks.js';
+import { checkBody, checkFraming, checkJsonCharset, checkQuery, checkUtf8, framingRefused, hasBody, notJson, withUtf8Charset } from './request-checks.js';
 import { dataSecurityHeaders, securityHeaders } from './security-headers.js';
 import { isUnversionedPath, resolveApiVersion, VERSION_HEADER } from '../versioning/api-version.js';
 
@@ -80,6 +80,9 @@ export function answerClientErrors(server: Server, config: AppConfig, record: An
       socket.destroy();
       return;
     }
+    // Its 501 answers it and closes the connection (before, a 400 followed it on the same
+    // connection, and the request's line said 400).
+    if (framingRefused(socket)) return;
     const [name, detail] = clientError(error.code, config);
     const exception = new DomainException(name, detail);
     const status = exception.definition.status;

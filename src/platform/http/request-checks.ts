@@ -181,7 +181,21 @@ export function checkFraming(request: IncomingMessage, response: ServerResponse)
   const refusal = framingRefusal(request);
   if (!refusal) return;
   response.setHeader('Connection', 'close');
+  refusedFraming.add(request.socket);
   throw refusal;
+}
+
+/** Connections whose request checkFraming refused: that refusal is their answer. */
+const refusedFraming = new WeakSet<object>();
+
+/**
+ * Whether the connection's request was refused by checkFraming. Node's parser fails a request
+ * whose transfer coding does not end in chunked once it has handed on its head
+ * (`HPE_INVALID_TRANSFER_ENCODING`), after checkFraming refused it: the server's client-error
+ * answer would be a second one on the connection.
+ */
+export function framingRefused(socket: object): boolean {
+  return refusedFraming.has(socket);
 }
 
 function framingRefusal(request: IncomingMessage): DomainException | undefined {
