@@ -170,7 +170,7 @@ describe('agent-tool server (e2e)', () => {
       const untyped = await post({ 'Content-Type': 'text/plain' }, call);
       expect(untyped.status).toBe(415);
       expect(((await untyped.json()) as any).error.code).toBe(-32000);
-      for (const headers of [{ 'Content-Type': 'application/json; charset=utf-8' }, { 'Content-Encoding': 'identity' }]) expect((await post(headers, call)).status).toBe(200);
+      for (const headers of [{ 'Content-Type': 'application/json; charset=utf-8' }, { 'Content-Encoding': 'identity' }] as Record<string, string>[]) expect((await post(headers, call)).status).toBe(200);
     });
 
     it('answers GET /handshake without a token: protocol versions, capabilities, server info', async () => {
