@@ -447,6 +447,21 @@ describe('OpenAPI document (e2e)', () => {
       expect(res.headers['x-trace-id']).toMatch(TRACE_ID);
     });
 
+    it('serves Swagger UI whole at each of its addresses: the page at /docs and /docs/, the others sent to /docs', async () => {
+      for (const address of ['/docs', '/docs/']) {
+        const page = await api.http.get(address);
+        expect(page.status).toBe(200);
+        const files = [...page.text.matchAll(/<(?:script src|link rel="stylesheet" type="text\/css" href)="([^"]+)"/g)].map(([, file]) => new URL(file, `http://x${address}`).pathname);
+        expect(files).toContain('/docs/swagger-ui-bundle.js');
+        for (const file of files) expect((await api.http.get(file)).status).toBe(200);
+      }
+      // Before: 200 with a page naming /docs/docs/swagger-ui-bundle.js, a 404: blank.
+      for (const [address, location] of [['/docs/index.html', '../docs'], ['/docs/?deepLinking=1', '../docs?deepLinking=1']]) {
+        const moved = await api.http.get(address).redirects(0);
+        expect([moved.status, moved.headers.location]).toEqual([301, location]);
+      }
+    });
+
     it('keeps the authorization of /docs across reloads', async () => {
       const init = await api.http.get('/docs/swagger-ui-init.js');
       expect(init.text).toMatch(/"persistAuthorization":\s*true/);
