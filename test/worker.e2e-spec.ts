@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Scope } from '../src/platform/catalog/scopes.js';
 import { JobQueue } from '../src/platform/queue/job-queue.service.js';
-import { JOB_QUEUES, JobName, QUEUE_NAMES } from '../src/platform/queue/queue.types.js';
+import { JOB_QUEUES, JobName, QUEUE_NAMES, REPEATING_JOBS } from '../src/platform/queue/queue.types.js';
+import { WorkerRunner } from '../src/platform/queue/worker-runner.service.js';
 import { startApi, type TestApi } from './support/api.js';
 import { isolatedDatabase } from './support/deliveries.js';
 import { waitForQueues } from './support/queues.js';
@@ -76,6 +77,16 @@ describe('worker role (e2e)', () => {
     for (const queue of queuesOf(jobs)) expect(await queue.getWorkersCount()).toBe(1);
     const scheduler = await jobs.bullQueue(JOB_QUEUES[JobName.IdempotencyCleanup]).getJobScheduler(JobName.IdempotencyCleanup);
     expect(scheduler).toMatchObject({ key: JobName.IdempotencyCleanup, name: JobName.IdempotencyCleanup, every: 600_000 });
+  });
+
+  it('makes a repeating job\'s scheduler again once Redis has lost it (flushed, or restarted without its data)', async () => {
+    for (const { name } of REPEATING_JOBS) await jobs.bullQueue(JOB_QUEUES[name]).removeJobScheduler(name);
+    // Before: nothing made them again, and the retention and cleanup jobs never ran until a worker restarted.
+    expect(await worker.get(WorkerRunner).restoreSchedules()).toEqual(REPEATING_JOBS.map(({ name }) => name));
+    for (const { name, everyMs } of REPEATING_JOBS) {
+      expect(await jobs.bullQueue(JOB_QUEUES[name]).getJobScheduler(name)).toMatchObject({ key: name, every: everyMs, next: expect.any(Number) });
+    }
+    expect(await worker.get(WorkerRunner).restoreSchedules()).toEqual([]);
   });
 
   it('builds the delivery side only, none of the REST side of webhooks', () => {

@@ -31,6 +31,11 @@ export class JobQueue {
     await this.bullQueue(JOB_QUEUES[job.name]).upsertJobScheduler(job.name, { every: job.everyMs }, { name: job.name, data: job.data, opts: jobDefaults(job.name) });
   }
 
+  /** Whether Redis holds the scheduler of a repeating job. */
+  async isScheduled(job: RepeatingJob): Promise<boolean> {
+    return (await this.bullQueue(JOB_QUEUES[job.name]).getJobScheduler(job.name)) !== undefined;
+  }
+
   /** The BullMQ queue itself, for inspection (counts, schedulers, workers). */
   bullQueue(name: QueueName): Queue {
     const queue = this.queues.get(name);
