@@ -15,8 +15,8 @@ const IDLE_CHECK_MS = 1000;
 const ERROR_RETRY_MS = 5000;
 /**
  * After a take failed, the next waits this long, doubling to ERROR_RETRY_MS while they keep
- * failing: a stall of Redis's a little past the command timeout is over by the first retry (a
- * flat 5 s ended a burst 5 s late after a 3 s stall), and an outage is not asked every 250 ms.
+ * failing: a take that timed out on a stall of Redis's ending soon after is taken again within
+ * the stall's own length (a flat 5 s waited the whole 5 s), and an outage is not asked every 250 ms.
  */
 const TAKE_RETRY_FIRST_MS = 250;
 
