@@ -24,7 +24,7 @@ type PlanNode = {
 const STATEMENTS: Record<string, { sql: string; empty: unknown[] }> = {
   lease: { sql: DELIVERY_SQL.lease, empty: [[], [], 20_000, 50] },
   finish: { sql: DELIVERY_SQL.finish, empty: Array.from({ length: 11 }, () => []) },
-  undispatched: { sql: RELAY_SQL.undispatched, empty: ['00000000-0000-0000-0000-000000000000', 0] },
+  undispatched: { sql: RELAY_SQL.undispatched, empty: ['00000000-0000-0000-0000-000000000000', 0, 0] },
   candidates: { sql: RELAY_CANDIDATES_SQL, empty: [[], [], [], []] },
   dispatch: { sql: RELAY_SQL.dispatch, empty: Array.from({ length: 7 }, () => []) },
   streak: { sql: STREAK_SQL, empty: ['00000000-0000-0000-0000-000000000000', '00000000-0000-0000-0000-000000000000', 0, 0] },
@@ -183,8 +183,8 @@ describe('delivery statements: plans on the worker sessions', () => {
         [relayedLast],
       );
       const [{ id: nextEvent }] = (await young.query(`INSERT INTO events (id, tenant_id, type, envelope) VALUES (gen_random_uuid(), $1, 'fin.invoice.created', '{}') RETURNING id`, [next])).rows;
-      expect(await execute(young, 'undispatched', [relayedLast, 1])).toEqual([{ id: nextEvent, tenant_id: next, created_at: expect.any(String), type: 'fin.invoice.created' }]);
-      const read = rowsRead(await explain(young, 'undispatched', [relayedLast, 1], { analyze: true }), 'events');
+      expect(await execute(young, 'undispatched', [relayedLast, 1, 1])).toEqual([{ id: nextEvent, tenant_id: next, created_at: expect.any(String), type: 'fin.invoice.created' }]);
+      const read = rowsRead(await explain(young, 'undispatched', [relayedLast, 1, 1], { analyze: true }), 'events');
       expect(read).toBeGreaterThan(0);
       expect(read).toBeLessThan(10);
     } finally {

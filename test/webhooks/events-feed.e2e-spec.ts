@@ -422,7 +422,7 @@ describe('events feed (e2e)', () => {
 
   /** Runs the retention job while an event of the company's from 50 days ago waits to be relayed (no worker relays meanwhile). */
   async function retentionBeside50DayOldEvent(tenantId: string): Promise<void> {
-    const relay = jest.spyOn(fixture.worker.get(EventRelay), 'relayBatch').mockResolvedValue(0);
+    const relay = jest.spyOn(fixture.worker.get(EventRelay), 'relayBatch').mockResolvedValue(false);
     // A relay run already under way (a sweep's) calls the real batch: it could take the event.
     await Promise.all((fixture.worker.get(EventRelay) as unknown as { running: Set<Promise<void>> }).running);
     const [{ id }] = await db.query(

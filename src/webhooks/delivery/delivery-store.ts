@@ -40,7 +40,16 @@ const FINISH_LINGER_MS = 3;
  */
 const FINISH_RETRY_DELAYS_MS = [50, 250, 1000];
 /** Events taken per relay transaction. */
-export const RELAY_BATCH = 500;
+const RELAY_BATCH = 500;
+/**
+ * A company's events per relay transaction at most. Another company's event waits for the relay
+ * transactions in progress to end, and a transaction lasts as long as its largest share takes to
+ * fan out: a backlog filling whole transactions with 500 events to five endpoints held every
+ * other company's events back 1-2 s for as long as it was relayed (a review measured it); with
+ * 100, a tenth of that. A backlog alone still moves at a few hundred events per transaction's
+ * fixed cost (three statements and a commit, about 3 ms).
+ */
+export const RELAY_COMPANY_SHARE = 100;
 /** Pending deliveries the sweep offers again per statement. */
 export const SWEEP_BATCH = 2000;
 
@@ -206,7 +215,7 @@ const NO_COMPANY = '00000000-0000-0000-0000-000000000000';
 export const RELAY_SQL = {
   /**
    * Up to `$2` undispatched events, locked, with their company, time and type, company by company
-   * in id order, each company's oldest first: the companies above `$1` first, then from the first company up to `$1`
+   * in id order, at most `$3` of each company, each company's oldest first: the companies above `$1` first, then from the first company up to `$1`
    * (wrapping around). The companies are found one index probe at a time (a skip scan), and the
    * second part is read only if the first leaves room, so only as many companies as the events
    * taken need are visited.
@@ -231,7 +240,7 @@ export const RELAY_SQL = {
         -- The time as text: exact to the microsecond when it comes back as a parameter (a Date is not).
         SELECT id, created_at::text AS created_at, type FROM events
          WHERE tenant_id = company.tenant_id AND dispatched_at IS NULL
-         ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+         ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED
       ) AS taken
       LIMIT $2`,
   /** Creates the deliveries (unique per event and endpoint) and marks the events `$7` dispatched. */
@@ -326,7 +335,7 @@ export class DeliveryStore implements OnModuleInit {
           for (const [name, value] of Object.entries(WORKER_SESSION)) await client.query(`SET ${name} = ${value}`);
           await client.query({ name: LEASE_STATEMENT, text: DELIVERY_SQL.lease, values: this.leaseParameters([]) });
           await client.query({ name: FINISH_STATEMENT, text: DELIVERY_SQL.finish, values: this.finishParameters([]) });
-          await client.query({ name: RELAY_STATEMENTS.undispatched, text: RELAY_SQL.undispatched, values: [NO_COMPANY, 0] });
+          await client.query({ name: RELAY_STATEMENTS.undispatched, text: RELAY_SQL.undispatched, values: [NO_COMPANY, 0, 0] });
           await client.query({ name: RELAY_STATEMENTS.candidates, text: RELAY_CANDIDATES_SQL, values: [[], [], [], []] });
           await client.query({ name: RELAY_STATEMENTS.dispatch, text: RELAY_SQL.dispatch, values: [[], [], [], [], [], [], []] });
           await client.query({ name: STREAK_STATEMENT, text: STREAK_SQL, values: [NO_COMPANY, NO_COMPANY, 0, 0] });
@@ -434,17 +443,26 @@ export class DeliveryStore implements OnModuleInit {
    * company, each company's oldest first, starting with the first company after `after` (in
    * id order, wrapping around). `took` hears the last company taken from as soon as its events
    * are locked, so that a transaction starting meanwhile begins after it rather than behind it,
-   * in the same company's next events. A company whose burst fills whole transactions thus
-   * holds back another company's events by one transaction, not by the burst.
+   * in the same company's next events. Each company gives a transaction RELAY_COMPANY_SHARE
+   * events at most. A company whose burst fills transactions thus holds back another company's
+   * events by a transaction of its share, not by the burst. `more` says whether events may be
+   * left: the batch or a company's share was full.
    */
   relay(
     decide: (candidates: RelayCandidate[]) => FanOut,
     after: string | null,
     took: (lastTenantId: string) => void,
-  ): Promise<{ taken: number; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
+  ): Promise<{ taken: number; more: boolean; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
     return this.dataSource.transaction(async (manager) => {
-      const events = await hotQueryIn<{ id: string; tenant_id: string; created_at: string; type: string }>(manager, RELAY_STATEMENTS.undispatched, RELAY_SQL.undispatched, [after ?? NO_COMPANY, RELAY_BATCH]);
-      if (events.length === 0) return { taken: 0, deliveries: [], paused: new Map() };
+      const events = await hotQueryIn<{ id: string; tenant_id: string; created_at: string; type: string }>(manager, RELAY_STATEMENTS.undispatched, RELAY_SQL.undispatched, [
+        after ?? NO_COMPANY,
+        RELAY_BATCH,
+        RELAY_COMPANY_SHARE,
+      ]);
+      if (events.length === 0) return { taken: 0, more: false, deliveries: [], paused: new Map() };
+      const shares = new Map<string, number>();
+      for (const event of events) shares.set(event.tenant_id, (shares.get(event.tenant_id) ?? 0) + 1);
+      const more = events.length === RELAY_BATCH || [...shares.values()].some((share) => share === RELAY_COMPANY_SHARE);
       took(events.at(-1)!.tenant_id);
       const ids = events.map((event) => event.id);
       const candidates = await hotQueryIn<RelayCandidate>(manager, RELAY_STATEMENTS.candidates, RELAY_CANDIDATES_SQL, [
@@ -464,7 +482,7 @@ export class DeliveryStore implements OnModuleInit {
         rows.map((row) => row.personal),
         ids,
       ]);
-      return { taken: events.length, deliveries, paused };
+      return { taken: events.length, more, deliveries, paused };
     });
   }
 

@@ -7,7 +7,7 @@ import { EventCatalog, isEventType } from '../../platform/catalog/event-types.js
 import { deliveryApiVersion } from './webhook-envelope.js';
 import { deliveryRefusal, entitlementKeyOf, keyPauseReason } from './webhook-entitlement.js';
 import { DeliveryDispatcher } from './delivery-dispatcher.js';
-import { type DeliveryRef, DeliveryStore, type FanOut, RELAY_BATCH, type RelayCandidate, SWEEP_BATCH } from './delivery-store.js';
+import { type DeliveryRef, DeliveryStore, type FanOut, type RelayCandidate, SWEEP_BATCH } from './delivery-store.js';
 
 const NOTIFY_CHANNEL = 'events_inserted';
 /**
@@ -94,7 +94,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
       do {
         this.again = false;
         try {
-          while ((await this.relayBatch()) === RELAY_BATCH && !this.stopped);
+          while ((await this.relayBatch()) && !this.stopped);
           this.retryInMs = RELAY_RETRY_MS;
         } catch (error) {
           this.logFailure(error, `relaying events failed; tried again in ${this.retryLater()} ms`);
@@ -118,8 +118,8 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
     return Math.max(0, this.retryAt - Date.now());
   }
 
-  /** One transaction: take undispatched events, create their deliveries, mark them dispatched. Returns the events taken. */
-  async relayBatch(): Promise<number> {
+  /** One transaction: take undispatched events, create their deliveries, mark them dispatched. Answers whether events may be left. */
+  async relayBatch(): Promise<boolean> {
     const relayed = await this.store.relay(
       (candidates) => this.fanOut(candidates),
       this.relayCursor,
@@ -129,7 +129,7 @@ export class EventRelay implements OnApplicationBootstrap, BeforeApplicationShut
       this.logger.warn({ endpoint_id: endpointId, reason }, 'endpoint paused: its API key can no longer receive events');
     }
     await this.enqueue(relayed.deliveries);
-    return relayed.taken;
+    return relayed.more;
   }
 
   /**
