@@ -46,8 +46,9 @@ const RELAY_BATCH = 500;
  * transactions in progress to end, and a transaction lasts as long as its largest share takes to
  * fan out: a backlog filling whole transactions with 500 events to five endpoints held every
  * other company's events back 1-2 s for as long as it was relayed (a review measured it); with
- * 100, a tenth of that. A backlog alone still moves at a few hundred events per transaction's
- * fixed cost (three statements and a commit, about 3 ms).
+ * 100, another company's relay took at most 150-160 ms instead of 360-390 (docs/webhooks.md). A
+ * backlog alone still moves at a hundred events per transaction's fixed cost (three statements
+ * and a commit, about 3 ms).
  */
 export const RELAY_COMPANY_SHARE = 100;
 /** Pending deliveries the sweep offers again per statement. */
