@@ -92,6 +92,29 @@ describe('folders of src/platform/', () => {
 });
 
 /**
+ * Feature modules never import each other (docs/architecture.md): a file of a feature folder
+ * imports its own folder and src/platform/ only, types included. When the platform must tell a
+ * feature something, the feature registers a hook with it. Found missing by a review that added
+ * a feature importing another's entity and seeder: no test said no.
+ */
+describe('feature folders of src/', () => {
+  it('import their own folder and src/platform/ only', () => {
+    const shared = new Set(['app', 'cli', 'platform']);
+    const folderOf = (file: string) => relative(SRC, file).split('/')[0];
+    const features = readdirSync(SRC, { withFileTypes: true }).filter((entry) => entry.isDirectory() && !shared.has(entry.name)).map((entry) => entry.name);
+    expect(features).toEqual(expect.arrayContaining(['documents', 'finance', 'fleet', 'hr', 'mcp', 'support', 'webhooks']));
+    const crossings = features.flatMap((feature) =>
+      sourceFiles(resolve(SRC, feature)).flatMap((file) =>
+        importsOf(file)
+          .filter((target) => folderOf(target) !== feature && folderOf(target) !== 'platform')
+          .map((target) => `${relative(SRC, file)} → ${relative(SRC, target)}`),
+      ),
+    );
+    expect(crossings).toEqual([]);
+  });
+});
+
+/**
  * A process loads the module graph of the roles it runs only (src/main.ts imports each role's
  * factory when the role is on): the API role holds neither the agent-tool server, its SDK and
  * zod schemas nor the worker's delivery code in memory.
