@@ -437,8 +437,8 @@ export class DeliveryStore implements OnModuleInit {
    * One relay transaction: takes up to RELAY_BATCH undispatched events (`FOR UPDATE SKIP LOCKED`,
    * so any number of workers share them), lets `decide` fan them out over their candidate
    * endpoints, pauses the endpoints it names, creates the deliveries (unique per event and
-   * endpoint) and marks the events dispatched. Answers the events taken and the deliveries made.
-   * Three prepared statements (RELAY_SQL, RELAY_CANDIDATES_SQL) between BEGIN and COMMIT.
+   * endpoint) and marks the events dispatched. Answers the deliveries made, and whether events
+   * may be left (`more`, below). Three prepared statements (RELAY_SQL, RELAY_CANDIDATES_SQL) between BEGIN and COMMIT.
    *
    * Companies are served in turn, not oldest event first: the events are taken company by
    * company, each company's oldest first, starting with the first company after `after` (in
@@ -446,21 +446,21 @@ export class DeliveryStore implements OnModuleInit {
    * are locked, so that a transaction starting meanwhile begins after it rather than behind it,
    * in the same company's next events. Each company gives a transaction RELAY_COMPANY_SHARE
    * events at most. A company whose burst fills transactions thus holds back another company's
-   * events by a transaction of its share, not by the burst. `more` says whether events may be
-   * left: the batch or a company's share was full.
+   * events by a transaction of its share, not by the burst. Events may be left when the batch or
+   * a company's share was full.
    */
   relay(
     decide: (candidates: RelayCandidate[]) => FanOut,
     after: string | null,
     took: (lastTenantId: string) => void,
-  ): Promise<{ taken: number; more: boolean; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
+  ): Promise<{ more: boolean; deliveries: DeliveryRef[]; paused: FanOut['paused'] }> {
     return this.dataSource.transaction(async (manager) => {
       const events = await hotQueryIn<{ id: string; tenant_id: string; created_at: string; type: string }>(manager, RELAY_STATEMENTS.undispatched, RELAY_SQL.undispatched, [
         after ?? NO_COMPANY,
         RELAY_BATCH,
         RELAY_COMPANY_SHARE,
       ]);
-      if (events.length === 0) return { taken: 0, more: false, deliveries: [], paused: new Map() };
+      if (events.length === 0) return { more: false, deliveries: [], paused: new Map() };
       const shares = new Map<string, number>();
       for (const event of events) shares.set(event.tenant_id, (shares.get(event.tenant_id) ?? 0) + 1);
       const more = events.length === RELAY_BATCH || [...shares.values()].some((share) => share === RELAY_COMPANY_SHARE);
@@ -483,7 +483,7 @@ export class DeliveryStore implements OnModuleInit {
         rows.map((row) => row.personal),
         ids,
       ]);
-      return { taken: events.length, more, deliveries, paused };
+      return { more, deliveries, paused };
     });
   }
 
